@@ -1,0 +1,111 @@
+import type { JsonObject } from './json.js';
+
+/**
+ * Every error code a model can see, with what it means. One map, so docs and
+ * tests enumerate the same list. Rule ids refer to the invariants (I1…I21).
+ */
+export const ERROR_CODES = {
+  invalid_arguments: 'An argument failed the tool’s own validation rules (I14).',
+  unknown_arguments: 'An argument the tool does not declare was sent; the allowed list is returned (I14).',
+  unknown_tool: 'No tool of that name exists on this server.',
+  tool_hidden: 'The tool exists but is hidden from this connection; the reason is given (I7).',
+  missing_right: 'The connection lacks a right the tool requires (I4).',
+  not_found: 'The referenced object does not exist in this tenant (I3).',
+  rate_limited: 'The connection’s rate bucket for this effect class is empty (I7).',
+  tenant_disabled: 'Agent access is switched off for this tenant (I6).',
+  conflict: 'The object changed since the caller read it; the current version is returned (I12).',
+  duplicate: 'An object with the same business key exists; the existing id and the update tool are named (I11).',
+  batch_count_mismatch: 'A batch filter matched a different number of objects than expected (I13).',
+  batch_too_large: 'A batch exceeds the maximum size (I13).',
+  idempotency_key_conflict: 'An idempotency key was reused with other arguments (I10).',
+  still_running: 'An identical call is still running; retry after the hint (I10).',
+  store_unavailable: 'A guard store could not be reached; nothing ran (fails closed).',
+  effect_violation: 'The call reached an outbound port its effect class does not allow (I8).',
+  confirm_not_found: 'The confirm token is unknown to this connection (I9).',
+  confirm_used: 'The confirm token was already used (I9).',
+  confirm_expired: 'The confirm token expired (I9).',
+  confirm_rejected: 'The pending action was rejected (I9).',
+  confirm_summary_mismatch: 'The confirm summary differs from the one the server wrote (I9).',
+  confirm_locked: 'Another confirmation of the same token is in progress (I9).',
+  changed_since_preview: 'What would go out changed since the preview; a new preview is returned (I9).',
+  policy_violation: 'Tool code broke a Gatehouse rule at run time (I2); nothing ran.',
+  internal_error: 'An unexpected failure; only a correlation id is returned.',
+} as const;
+
+/** A code from {@link ERROR_CODES}. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const TOOL_ERROR = Symbol.for('gatehouse.ToolError');
+const CONFIGURATION_ERROR = Symbol.for('gatehouse.ConfigurationError');
+
+/** The next call an error recommends, with real arguments. */
+export interface NextCall {
+  readonly tool: string;
+  readonly arguments?: JsonObject;
+}
+
+/** Fields of a {@link ToolError}. */
+export interface ToolErrorInit {
+  readonly code: ErrorCode;
+  /** The cause, in one sentence. */
+  readonly message: string;
+  /** What the caller should do instead, with real ids. */
+  readonly fix: string;
+  /** The tool to call next; "not found" must point to a `find_…` tool, never a create tool. */
+  readonly next?: NextCall;
+  /** Machine-readable details (public ids, allowed lists); never secrets or raw arguments. */
+  readonly details?: JsonObject;
+}
+
+/**
+ * A failure the model sees as a tool execution error (`isError: true`).
+ *
+ * Throw it from services or tools for business, validation and permission
+ * failures; Gatehouse renders it as `Error: …` text ending in one JSON line
+ * equal to `structuredContent` (I18, I19). Anything thrown that is not a
+ * `ToolError` becomes a generic `internal_error`.
+ *
+ * @example
+ * throw new ToolError({ code: 'not_found', message: 'Booking bk_1 does not exist.', fix: 'Search first.', next: { tool: 'find_bookings' } });
+ */
+export class ToolError extends Error {
+  readonly [TOOL_ERROR] = true;
+  readonly code: ErrorCode;
+  readonly fix: string;
+  readonly next: NextCall | undefined;
+  readonly details: JsonObject;
+
+  constructor(init: ToolErrorInit) {
+    super(init.message);
+    this.name = 'ToolError';
+    this.code = init.code;
+    this.fix = init.fix;
+    this.next = init.next;
+    this.details = init.details ?? {};
+  }
+
+  /** Brand check that survives the package being loaded twice. */
+  static is(value: unknown): value is ToolError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_ERROR] === true;
+  }
+}
+
+/**
+ * A mistake in how Gatehouse is set up (a bad tool definition, bad guard
+ * options). Thrown at definition or build time, never shown to a model.
+ */
+export class ConfigurationError extends Error {
+  readonly [CONFIGURATION_ERROR] = true;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+
+  /** Brand check that survives the package being loaded twice. */
+  static is(value: unknown): value is ConfigurationError {
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[CONFIGURATION_ERROR] === true
+    );
+  }
+}

@@ -1,0 +1,35 @@
+import { fileURLToPath } from 'node:url';
+import type { TestProjectInlineConfiguration } from 'vitest/config';
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** Workspace sources, so tests run against `src` without a build. Most specific first. */
+export const alias = [
+  { find: '@gatehouse/core/node', replacement: src('./packages/core/src/node.ts') },
+  { find: '@gatehouse/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
+  { find: '@gatehouse/core', replacement: src('./packages/core/src/index.ts') },
+  { find: '@gatehouse/presenters', replacement: src('./packages/presenters/src/index.ts') },
+  { find: '@gatehouse/guards', replacement: src('./packages/guards/src/index.ts') },
+  { find: '@gatehouse/testing', replacement: src('./packages/testing/src/index.ts') },
+];
+
+const project = (name: string, root: string): TestProjectInlineConfiguration => ({
+  resolve: { alias },
+  test: {
+    name,
+    root,
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'docs/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+  },
+});
+
+/** The test projects; vitest 4 reads them through `vitest.config.ts` (`test.projects`). */
+export default [
+  project('core', './packages/core'),
+  project('presenters', './packages/presenters'),
+  project('guards', './packages/guards'),
+  project('testing', './packages/testing'),
+  project('booking', './examples/booking'),
+  project('docs', './docs'),
+];
