@@ -14,7 +14,8 @@ export const ERROR_CODES = {
   rate_limited: 'The connection’s rate bucket for this effect class is empty (I7).',
   tenant_disabled: 'Agent access is switched off for this tenant (I6).',
   conflict: 'The object changed since the caller read it; the current version is returned (I12).',
-  duplicate: 'An object with the same business key exists; the existing id and the update tool are named (I11).',
+  duplicate:
+    'An object with the same business key exists; the existing id and the update tool are named (I11).',
   batch_count_mismatch: 'A batch filter matched a different number of objects than expected (I13).',
   batch_too_large: 'A batch exceeds the maximum size (I13).',
   idempotency_key_conflict: 'An idempotency key was reused with other arguments (I10).',
@@ -86,7 +87,9 @@ export class ToolError extends Error {
 
   /** Brand check that survives the package being loaded twice. */
   static is(value: unknown): value is ToolError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_ERROR] === true;
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_ERROR] === true
+    );
   }
 }
 
@@ -105,7 +108,9 @@ export class ConfigurationError extends Error {
   /** Brand check that survives the package being loaded twice. */
   static is(value: unknown): value is ConfigurationError {
     return (
-      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[CONFIGURATION_ERROR] === true
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[CONFIGURATION_ERROR] === true
     );
   }
 }

@@ -1,7 +1,65 @@
-export type { EffectAnnotations, EffectTraits, OutwardEffect, Effect } from './effects.js';
-export { EFFECTS, EFFECT_TRAITS, isOutward } from './effects.js';
+export type {
+  AuthDecision,
+  Authenticate,
+  Connection,
+  GateCheck,
+  GateRefusal,
+  GateRequest,
+  PresentedCredential,
+} from './context.js';
+export type { Effect, EffectAnnotations, EffectTraits, OutwardEffect } from './effects.js';
+export { EFFECT_TRAITS, EFFECTS, isOutward } from './effects.js';
+export type { CallResult } from './envelope.js';
+export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './envelope.js';
 export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
 export { ConfigurationError, ERROR_CODES, ToolError } from './errors.js';
+export type { Gatehouse, GatehouseOptions } from './gatehouse.js';
+export { createGatehouse } from './gatehouse.js';
 export { canonicalJson, digest, sha256Hex } from './hashing.js';
 export type { Json, JsonObject, JsonSchema } from './json.js';
+export type { CallLogRecord, Logger } from './logging.js';
+export { silentLogger } from './logging.js';
+export { compose } from './pipeline/compose.js';
+export type {
+  Guard,
+  GuardedTool,
+  Next,
+  Outcome,
+  PreviewOutcome,
+  RefusedOutcome,
+  ResultOutcome,
+  ToolCall,
+} from './pipeline/guard.js';
+export { defineGuard, refuse } from './pipeline/guard.js';
 export type { PresentEnv, Presenter } from './presenter.js';
+export {
+  DEFAULT_INSTRUCTION_PATTERNS,
+  DEFAULT_TENANT_LIKE_NAMES,
+  RESERVED_TOOL_NAMES,
+  TOOL_NAME_PATTERN,
+} from './schema/checks.js';
+export type { InferInput, InputIssue, StandardInput, ToolInput } from './schema/compileInput.js';
+export type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
+export { jsonSchema } from './schema/jsonSchemaInput.js';
+export type { CallOptions, GatehouseServer, HiddenReason, ServerOptions, VisibilityRule } from './server.js';
+export type { AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
+export { MemoryAuditStore } from './storage/auditStore.js';
+export type { CredentialRecord, CredentialStore } from './storage/credentialStore.js';
+export { MemoryCredentialStore } from './storage/credentialStore.js';
+export type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
+export { MemoryPendingActionStore } from './storage/pendingActionStore.js';
+export type { BucketLimit, RateBucketStore, TakeResult } from './storage/rateBucketStore.js';
+export { MemoryRateBucketStore } from './storage/rateBucketStore.js';
+export type { ReplayBegin, ReplayStore } from './storage/replayStore.js';
+export { MemoryReplayStore } from './storage/replayStore.js';
+export type { SwitchStore } from './storage/switchStore.js';
+export { MemorySwitchStore } from './storage/switchStore.js';
+export type {
+  OutwardToolSpec,
+  Prepared,
+  RunContext,
+  SilentToolSpec,
+  ToolDefinition,
+  ToolListing,
+  ToolSpec,
+} from './tool.js';

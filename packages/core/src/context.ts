@@ -1,0 +1,65 @@
+/**
+ * Who is calling, bound by the MCP entry point from the credential (I2, I3).
+ *
+ * Tools and services read the actor from here; there is no ambient "current
+ * user". `rights` are the effective rights of this request: the token's
+ * rights intersected with the creator's current rights (I4).
+ */
+export interface Connection<TRight extends string = string> {
+  /** The credential (grant) this request came with: "one connection" in Gatehouse's sense. */
+  readonly connectionId: string;
+  /** The one tenant this connection acts in (I3). */
+  readonly tenantId: string;
+  /** The person who created the credential; services take them as the actor. */
+  readonly creatorId: string;
+  /** The client label recorded with the credential. */
+  readonly clientName: string;
+  /** Always `mcp`: audit rows and services can tell agent calls apart (I15). */
+  readonly channel: 'mcp';
+  /** Effective rights for this request. */
+  readonly rights: ReadonlySet<TRight>;
+  /** A named toolset chosen for this connection (e.g. a compact one for small models), if any. */
+  readonly toolset?: string | undefined;
+}
+
+/** A credential as presented on a transport. */
+export interface PresentedCredential {
+  /** The bearer token, exactly as presented. */
+  readonly token: string;
+  /** The tenant the transport names (URL path or header), for credentials serving several tenants. */
+  readonly transportTenant?: string | undefined;
+}
+
+/** The answer of an authenticator: a connection, or the HTTP status to refuse with. */
+export type AuthDecision<TRight extends string = string> =
+  | { readonly ok: true; readonly connection: Connection<TRight> }
+  | { readonly ok: false; readonly status: 401 | 403; readonly reason: string };
+
+/**
+ * Resolves a presented credential to a connection, with live rights, on every
+ * request (I4, I5). Gatehouse calls it for every `tools/list` and `tools/call`
+ * and never caches its answer across requests.
+ */
+export type Authenticate<TRight extends string = string> = (
+  credential: PresentedCredential,
+) => Promise<AuthDecision<TRight>>;
+
+/** A refusal decided before any MCP processing (kill switch, Origin, credentials). */
+export interface GateRefusal {
+  readonly status: 401 | 403 | 503;
+  /** Safe to show: never names a secret. */
+  readonly reason: string;
+  /** For 503: when to try again. */
+  readonly retryAfterSeconds?: number;
+}
+
+/** What a gate check sees of a request. */
+export interface GateRequest {
+  readonly transport: 'http' | 'stdio';
+}
+
+/**
+ * A check that runs before credentials are even looked at, on every request
+ * (e.g. the global kill switch, I6). Returns a refusal or nothing.
+ */
+export type GateCheck = (request: GateRequest) => Promise<GateRefusal | undefined> | GateRefusal | undefined;

@@ -1,0 +1,118 @@
+import { ERROR_CODES, type ToolErrorInit } from './errors.js';
+import type { JsonObject, JsonSchema } from './json.js';
+import type { Outcome } from './pipeline/guard.js';
+
+/** A `tools/call` result as Gatehouse renders it (the MCP `CallToolResult` shape). */
+export interface CallResult {
+  readonly content: readonly [{ readonly type: 'text'; readonly text: string }];
+  readonly structuredContent: JsonObject;
+  readonly isError?: true;
+  readonly [key: string]: unknown;
+}
+
+/** The structured form of a tool error: the JSON line that ends the `Error:` text. */
+export function errorStructure(error: ToolErrorInit): JsonObject {
+  return {
+    status: 'error',
+    error: {
+      code: error.code,
+      message: error.message,
+      fix: error.fix,
+      ...(error.next
+        ? {
+            next: {
+              tool: error.next.tool,
+              ...(error.next.arguments ? { arguments: error.next.arguments } : {}),
+            },
+          }
+        : {}),
+      details: error.details ?? {},
+    },
+  };
+}
+
+const singleLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+
+/**
+ * Renders an outcome (I18, I19). A result or preview is one text block holding
+ * exactly the JSON of `structuredContent`. An error has `isError: true` and a
+ * text that starts with `Error:`, names cause, fix and next tool, and ends
+ * with one JSON line equal to `structuredContent`.
+ */
+export function renderOutcome(outcome: Outcome): CallResult {
+  if (outcome.kind === 'refused') {
+    const structured = errorStructure(outcome.error);
+    const { message, fix, next } = outcome.error;
+    const lines = [`Error: ${singleLine(message)}`, `Fix: ${singleLine(fix)}`];
+    if (next) {
+      lines.push(`Next: call ${next.tool}${next.arguments ? ` with ${JSON.stringify(next.arguments)}` : ''}`);
+    }
+    lines.push(JSON.stringify(structured));
+    return {
+      content: [{ type: 'text', text: lines.join('\n') }],
+      structuredContent: structured,
+      isError: true,
+    };
+  }
+  const structured: JsonObject =
+    outcome.kind === 'preview'
+      ? { ...outcome.preview, status: 'PREVIEW' }
+      : { status: 'ok', result: outcome.data, ...(outcome.replayed ? { replayed: true } : {}) };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** JSON Schema of the error structure every tool may return. */
+export const ERROR_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  properties: {
+    status: { const: 'error' },
+    error: {
+      type: 'object',
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+        message: { type: 'string' },
+        fix: { type: 'string' },
+        next: {
+          type: 'object',
+          properties: { tool: { type: 'string' }, arguments: { type: 'object' } },
+          required: ['tool'],
+          additionalProperties: false,
+        },
+        details: { type: 'object' },
+      },
+      required: ['code', 'message', 'fix', 'details'],
+      additionalProperties: false,
+    },
+  },
+  required: ['status', 'error'],
+  additionalProperties: false,
+});
+
+/** JSON Schema of a preview (I9); the confirm flow defines the fields beyond these. */
+export const PREVIEW_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  properties: {
+    status: { const: 'PREVIEW' },
+    confirm_token: { type: 'string' },
+    confirm_summary: { type: 'string' },
+    expires_at: {},
+  },
+  required: ['status', 'confirm_token', 'confirm_summary', 'expires_at'],
+});
+
+/**
+ * The `outputSchema` a tool advertises: its presenter's result, the preview
+ * shape for outward tools, and the error shape, as one object schema (I19).
+ */
+export function toolOutputSchema(resultSchema: JsonSchema, outward: boolean): JsonSchema {
+  const success = {
+    type: 'object',
+    properties: { status: { const: 'ok' }, result: resultSchema, replayed: { type: 'boolean' } },
+    required: ['status', 'result'],
+    additionalProperties: false,
+  };
+  const branches = outward
+    ? [success, PREVIEW_OUTPUT_SCHEMA, ERROR_OUTPUT_SCHEMA]
+    : [success, ERROR_OUTPUT_SCHEMA];
+  return Object.freeze({ type: 'object', oneOf: branches });
+}

@@ -1,0 +1,115 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { Connection } from './context.js';
+import { EFFECT_TRAITS } from './effects.js';
+import { toolOutputSchema } from './envelope.js';
+import { ConfigurationError } from './errors.js';
+import { checkDefinition, definitionRules } from './schema/checks.js';
+import { compileInput, type ToolInput } from './schema/compileInput.js';
+import type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
+import { createServer, type GatehouseServer, type ServerOptions } from './server.js';
+import { checkSpecShape, type ToolDefinition, type ToolListing, type ToolSpec } from './tool.js';
+
+// ajv-formats ships CommonJS with a default export; normalise both module shapes.
+const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
+
+/** The validated input type a tool's `input` yields. */
+type InputOf<I> =
+  I extends StandardSchemaV1<infer _In, infer T> ? T : I extends JsonSchemaInput<infer T> ? T : never;
+
+/** Options of {@link createGatehouse}: the host's types, bound once. */
+export interface GatehouseOptions<TRight extends string, TServices> {
+  /** The host's vocabulary of rights; `requires` may only name these. */
+  readonly rights: readonly TRight[];
+  /** Builds the services a tool receives, bound to the calling connection (tenant, actor). */
+  readonly services: (connection: Connection<TRight>) => TServices;
+  /** Extra property names to refuse as tenant selectors (I3), beyond the defaults. */
+  readonly tenantLikeNames?: readonly string[];
+  /** Extra patterns that mark a description as instructions to the model (I16). */
+  readonly instructionPatterns?: readonly RegExp[];
+}
+
+/** The host-bound Gatehouse: `defineTool` and the server builder. */
+export interface Gatehouse<TRight extends string, TServices> {
+  readonly rights: readonly TRight[];
+  /**
+   * Declares a tool once. Throws a `ConfigurationError` naming the tool for a
+   * bad name, a tenant-like input property (I3), a description that instructs
+   * the model (I16), an unknown right, or an outward tool without `prepare`.
+   */
+  defineTool<I extends ToolInput<unknown>, TValue>(
+    spec: ToolSpec<InputOf<I>, TValue, TRight, TServices> & { readonly input: I },
+  ): ToolDefinition<TRight, TServices>;
+  /** Builds a server from tools and policy; see {@link ServerOptions}. */
+  createServer(options: ServerOptions<TRight, TServices>): GatehouseServer<TRight>;
+}
+
+function checkOptions(options: { readonly rights: readonly string[]; readonly services: unknown }): void {
+  if (!Array.isArray(options.rights) || options.rights.some((r) => typeof r !== 'string' || r === '')) {
+    throw new ConfigurationError('createGatehouse: rights must be an array of non-empty strings.');
+  }
+  if (new Set(options.rights).size !== options.rights.length) {
+    throw new ConfigurationError('createGatehouse: rights must not repeat.');
+  }
+  if (typeof options.services !== 'function') {
+    throw new ConfigurationError('createGatehouse: services must be a function of the connection.');
+  }
+}
+
+/**
+ * Binds the host's types once (its rights vocabulary and its services) and
+ * returns `defineTool` and `createServer`.
+ *
+ * @example
+ * const gh = createGatehouse({ rights: ['bookings.read'] as const, services: (c) => new Services(c) });
+ */
+export function createGatehouse<const TRight extends string, TServices>(
+  options: GatehouseOptions<TRight, TServices>,
+): Gatehouse<TRight, TServices> {
+  checkOptions(options);
+  const rights = new Set<string>(options.rights);
+  const rules = definitionRules(options);
+  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
+  addFormats(ajv);
+
+  const gatehouse: Gatehouse<TRight, TServices> = {
+    rights: Object.freeze([...options.rights]),
+    defineTool(spec) {
+      checkSpecShape(spec, rights);
+      const input = compileInput(spec.name, spec.input as ToolInput<unknown>, ajv);
+      checkDefinition(spec, input.jsonSchema, rules);
+      const traits = EFFECT_TRAITS[spec.effect];
+      const listing: ToolListing = Object.freeze({
+        name: spec.name,
+        ...(spec.title ? { title: spec.title } : {}),
+        description: spec.description,
+        inputSchema: input.jsonSchema,
+        outputSchema: toolOutputSchema(spec.presenter.outputSchema, traits.twoStep),
+        annotations: Object.freeze({ ...(spec.title ? { title: spec.title } : {}), ...traits.annotations }),
+      });
+      return Object.freeze({
+        name: spec.name,
+        title: spec.title,
+        description: spec.description,
+        effect: spec.effect,
+        requires: Object.freeze([...(spec.requires ?? [])]),
+        annotations: traits.annotations,
+        guards: Object.freeze([...(spec.guards ?? [])]),
+        listing,
+        runtime: Object.freeze({
+          input,
+          presenter: spec.presenter as ToolDefinition<TRight, TServices>['runtime']['presenter'],
+          run: spec.run as ToolDefinition<TRight, TServices>['runtime']['run'],
+          prepare: spec.prepare as ToolDefinition<TRight, TServices>['runtime']['prepare'],
+        }),
+      });
+    },
+    createServer(serverOptions) {
+      return createServer(serverOptions, options.services);
+    },
+  };
+  return Object.freeze(gatehouse);
+}

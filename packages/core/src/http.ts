@@ -1,0 +1,121 @@
+import {
+  type AuthInfo,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import type { Connection, GateRefusal } from './context.js';
+import { ConfigurationError } from './errors.js';
+import { readBearer } from './serve/bearer.js';
+import { GATE_RPC_CODES, gateProtocolError, sdkServer } from './serve/sdkServer.js';
+import type { GatehouseServer } from './server.js';
+
+const CONNECTION_KEY = 'gatehouse.connection';
+
+/** Options of {@link createHttpHandler}. */
+export interface HttpOptions {
+  /** Allowed `Host` hostnames (DNS-rebinding defence, 403 otherwise). Default: localhost names. */
+  readonly allowedHosts?: readonly string[];
+  /** Allowed `Origin` hostnames (403 otherwise). A request without `Origin` passes. Default: localhost names. */
+  readonly allowedOrigins?: readonly string[];
+  /** The tenant named by the transport (URL path or header), for credentials serving several tenants (I3). */
+  readonly tenantFrom?: (request: Request) => string | undefined;
+  /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery). */
+  readonly resourceMetadataUrl?: string;
+  /** Serve 2025-era clients statelessly (default) or refuse them. */
+  readonly legacy?: 'stateless' | 'reject';
+  /** Out-of-band SDK errors (reporting only). */
+  readonly onerror?: (error: Error) => void;
+}
+
+/** A web-standard handler: mount `fetch` on any runtime, or wrap it for node:http. */
+export interface GatehouseHttpHandler {
+  fetch(request: Request): Promise<Response>;
+}
+
+/** The HTTP response for a gate refusal: a JSON-RPC error body, `Retry-After` on 503, `WWW-Authenticate` on 401. */
+export function refusalResponse(
+  refusal: GateRefusal,
+  options: { readonly resourceMetadataUrl?: string } = {},
+): Response {
+  const headers = new Headers({ 'content-type': 'application/json' });
+  if (refusal.status === 503) headers.set('retry-after', String(refusal.retryAfterSeconds ?? 60));
+  if (refusal.status === 401) {
+    const metadata = options.resourceMetadataUrl
+      ? `, resource_metadata="${options.resourceMetadataUrl}"`
+      : '';
+    headers.set('www-authenticate', `Bearer realm="mcp", error="invalid_token"${metadata}`);
+  }
+  const body = { jsonrpc: '2.0', id: null, error: gateProtocolError(refusal) };
+  const error = { code: GATE_RPC_CODES[refusal.status], message: refusal.reason, data: body.error.data };
+  return new Response(JSON.stringify({ ...body, error }), { status: refusal.status, headers });
+}
+
+function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Connection<TRight> {
+  const connection = authInfo?.extra?.[CONNECTION_KEY];
+  if (!connection) throw gateProtocolError({ status: 401, reason: 'No authenticated connection.' });
+  return connection as Connection<TRight>;
+}
+
+/**
+ * Serves a Gatehouse server over Streamable HTTP (SDK v2; both protocol eras).
+ *
+ * Before the SDK sees a request, the gate runs in this order: gate checks such
+ * as the kill switch (503 + `Retry-After`), `Host` and `Origin` (403), the
+ * bearer credential (401 + `WWW-Authenticate`), and the host's authenticator
+ * (401/403). Nothing is cached between requests: every request is
+ * authenticated afresh, so rights and switches are live (I4, I6).
+ */
+export function createHttpHandler<TRight extends string>(
+  server: GatehouseServer<TRight>,
+  options: HttpOptions = {},
+): GatehouseHttpHandler {
+  if (options.allowedHosts?.length === 0 || options.allowedOrigins?.length === 0) {
+    throw new ConfigurationError(
+      'createHttpHandler: allowedHosts and allowedOrigins may not be empty lists.',
+    );
+  }
+  const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
+  const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
+  const mcp = createMcpHandler((ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo)), {
+    legacy: options.legacy ?? 'stateless',
+    ...(options.onerror ? { onerror: options.onerror } : {}),
+  });
+  const refuse = (refusal: GateRefusal) => refusalResponse(refusal, options);
+
+  return Object.freeze({
+    async fetch(request: Request): Promise<Response> {
+      const gated = await server.checkGate({ transport: 'http' });
+      if (gated) return refuse(gated);
+      const badHost =
+        hostHeaderValidationResponse(request, allowedHosts) ??
+        originValidationResponse(request, allowedOrigins);
+      if (badHost) return badHost;
+      const bearer = readBearer(request.headers.get('authorization'));
+      if (!bearer.ok) {
+        return refuse({
+          status: 401,
+          reason:
+            bearer.problem === 'missing'
+              ? 'A bearer token is required.'
+              : 'The Authorization header is malformed.',
+        });
+      }
+      const decision = await server.authenticate({
+        token: bearer.token,
+        transportTenant: options.tenantFrom?.(request),
+      });
+      if (!decision.ok) return refuse({ status: decision.status, reason: decision.reason });
+      const { connection } = decision;
+      const authInfo: AuthInfo = {
+        token: '[redacted]',
+        clientId: connection.clientName,
+        scopes: [...connection.rights],
+        extra: { [CONNECTION_KEY]: connection },
+      };
+      return mcp.fetch(request, { authInfo });
+    },
+  });
+}

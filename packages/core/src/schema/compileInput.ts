@@ -1,0 +1,123 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { ConfigurationError, ToolError } from '../errors.js';
+import type { JsonObject, JsonSchema } from '../json.js';
+import { isJsonSchemaInput, type JsonSchemaInput } from './jsonSchemaInput.js';
+import { findUnknownArguments, strictSchema } from './strictness.js';
+
+/** A Standard Schema (zod 4, valibot, arktype…) that can also describe itself as JSON Schema. */
+export type StandardInput<T> = StandardSchemaV1<unknown, T> & StandardJSONSchemaV1<unknown, T>;
+
+/** What a tool accepts as `input`: a Standard Schema with JSON Schema support, or {@link jsonSchema}. */
+export type ToolInput<T> = StandardInput<T> | JsonSchemaInput<T>;
+
+/** The validated input type of a {@link ToolInput}. */
+export type InferInput<I> =
+  I extends StandardSchemaV1<unknown, infer T> ? T : I extends JsonSchemaInput<infer T> ? T : never;
+
+/** One validation problem, without the offending value. */
+export interface InputIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** An input compiled once per definition: the advertised schema and the validator. */
+export interface CompiledInput<T> {
+  readonly jsonSchema: JsonSchema;
+  /** Top-level argument names, for error messages. */
+  readonly allowed: readonly string[];
+  /** Validates and normalizes arguments; throws a {@link ToolError} on failure. */
+  parse(args: unknown): Promise<T>;
+}
+
+const pathOf = (path: StandardSchemaV1.Issue['path']): string =>
+  (path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+
+function invalid(tool: string, allowed: readonly string[], issues: readonly InputIssue[]): ToolError {
+  const first = issues[0];
+  return new ToolError({
+    code: 'invalid_arguments',
+    message: `Arguments for ${tool} are invalid${first ? `: ${first.path || '(root)'} ${first.message}` : ''}.`,
+    fix: `Send arguments that match the input schema of ${tool} (see tools/list).`,
+    details: { issues: issues.map((issue) => ({ ...issue })), allowed: [...allowed] },
+  });
+}
+
+function refuseUnknown(tool: string, args: unknown, schema: JsonSchema): void {
+  const unknown = findUnknownArguments(schema, args);
+  if (unknown.length === 0) return;
+  const first = unknown[0]!;
+  throw new ToolError({
+    code: 'unknown_arguments',
+    message: `${tool} does not accept ${unknown.map((u) => `"${u.path}"`).join(', ')}.`,
+    fix: `Remove the unknown arguments. Allowed${first.path.includes('.') ? ` at ${first.path.replace(/\.[^.]*$/, '')}` : ''}: ${first.allowed.join(', ') || '(none)'}.`,
+    details: { unknown: unknown.map((u) => u.path), allowed: [...first.allowed] },
+  });
+}
+
+function standardJsonSchema(tool: string, input: StandardInput<unknown>): JsonSchema {
+  const converter = input['~standard'].jsonSchema;
+  if (!converter) {
+    throw new ConfigurationError(`Tool ${tool}: the input schema cannot describe itself as JSON Schema.`);
+  }
+  const { $schema: _ignored, ...schema } = converter.input({ target: 'draft-2020-12' });
+  return schema;
+}
+
+/**
+ * Compiles a tool's input once, at definition time: computes the advertised
+ * (strict) JSON Schema and prepares the validator. Parsing refuses unknown
+ * arguments with the allowed list before the schema's own rules run (I14).
+ */
+export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020): CompiledInput<T> {
+  const raw = isJsonSchemaInput(input)
+    ? input.schema
+    : standardJsonSchema(tool, input as StandardInput<unknown>);
+  if (raw.type !== 'object') {
+    throw new ConfigurationError(`Tool ${tool}: the input schema must describe an object (type: "object").`);
+  }
+  const jsonSchema = Object.freeze(strictSchema(raw));
+  const allowed = Object.freeze(Object.keys((jsonSchema.properties as JsonObject | undefined) ?? {}));
+  const asObject = (args: unknown): unknown => (args === undefined ? {} : args);
+
+  if (isJsonSchemaInput(input)) {
+    let validate: ReturnType<Ajv2020['compile']>;
+    try {
+      validate = ajv.compile(jsonSchema);
+    } catch (error) {
+      throw new ConfigurationError(
+        `Tool ${tool}: the input JSON Schema does not compile (${(error as Error).message}).`,
+      );
+    }
+    return {
+      jsonSchema,
+      allowed,
+      async parse(args) {
+        const value = structuredClone(asObject(args));
+        refuseUnknown(tool, value, jsonSchema);
+        if (validate(value)) return value as T;
+        const issues = (validate.errors ?? []).map((e) => ({
+          path: e.instancePath.slice(1).replaceAll('/', '.'),
+          message: e.message ?? 'is invalid',
+        }));
+        throw invalid(tool, allowed, issues);
+      },
+    };
+  }
+  const standard = (input as StandardInput<T>)['~standard'];
+  return {
+    jsonSchema,
+    allowed,
+    async parse(args) {
+      const value = asObject(args);
+      refuseUnknown(tool, value, jsonSchema);
+      const result = await standard.validate(value);
+      if (!result.issues) return result.value;
+      throw invalid(
+        tool,
+        allowed,
+        result.issues.map((issue) => ({ path: pathOf(issue.path), message: issue.message })),
+      );
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/** One audit row (I15): who did what through which channel. Never the arguments. */
+export interface AuditRow {
+  readonly id: string;
+  readonly at: number;
+  /** `mcp` for agent calls; hosts may record other channels (`api`, `cli`, `admin`). */
+  readonly channel: string;
+  readonly tenantId: string | null;
+  readonly connectionId: string | null;
+  readonly clientName: string | null;
+  readonly actorId: string | null;
+  /** The tool, or the administrative action (`switch.set`, `token.revoke`, …). */
+  readonly action: string;
+  readonly outcome: 'ok' | 'refused' | 'failed' | 'violation';
+  /** Public ids of the objects touched. */
+  readonly objectIds: readonly string[];
+  /** Public, non-secret context (e.g. a switch's before/after, a `separate` reason). */
+  readonly note: string | null;
+}
+
+/** Filters for {@link AuditStore.list}; newest first. */
+export interface AuditQuery {
+  readonly tenantId?: string;
+  readonly connectionId?: string;
+  /** Only rows older than this row id (pagination cursor). */
+  readonly before?: string;
+  readonly limit: number;
+}
+
+/** Append-only audit rows. Ids must sort by time (ULIDs do). */
+export interface AuditStore {
+  append(row: AuditRow): Promise<void>;
+  list(query: AuditQuery): Promise<readonly AuditRow[]>;
+}
+
+/** An {@link AuditStore} in process memory. */
+export class MemoryAuditStore implements AuditStore {
+  readonly #rows: AuditRow[] = [];
+
+  /** Every row, oldest first (tests). */
+  get rows(): readonly AuditRow[] {
+    return this.#rows;
+  }
+
+  async append(row: AuditRow): Promise<void> {
+    this.#rows.push(Object.freeze({ ...row, objectIds: Object.freeze([...row.objectIds]) }));
+  }
+
+  async list(query: AuditQuery): Promise<readonly AuditRow[]> {
+    const out: AuditRow[] = [];
+    for (let i = this.#rows.length - 1; i >= 0 && out.length < query.limit; i--) {
+      const row = this.#rows[i]!;
+      if (query.tenantId !== undefined && row.tenantId !== query.tenantId) continue;
+      if (query.connectionId !== undefined && row.connectionId !== query.connectionId) continue;
+      if (query.before !== undefined && row.id >= query.before) continue;
+      out.push(row);
+    }
+    return out;
+  }
+}

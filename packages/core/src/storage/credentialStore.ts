@@ -1,0 +1,55 @@
+/** A stored MCP credential (I5): only the hash of the token is kept. */
+export interface CredentialRecord {
+  readonly id: string;
+  /** SHA-256 of the token. */
+  readonly tokenHash: string;
+  /** The tenants the credential may act in; one for most credentials (I3). */
+  readonly tenantIds: readonly string[];
+  readonly creatorId: string;
+  /** Rights granted at creation, capped by the creator's rights then (I4). */
+  readonly rights: readonly string[];
+  readonly clientLabel: string;
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+/** Credentials by token hash. `revoke` reports whether it changed anything. */
+export interface CredentialStore {
+  insert(record: CredentialRecord): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined>;
+  findById(id: string): Promise<CredentialRecord | undefined>;
+  revoke(id: string, at: number): Promise<boolean>;
+}
+
+/** A {@link CredentialStore} in process memory. */
+export class MemoryCredentialStore implements CredentialStore {
+  readonly #byHash = new Map<string, CredentialRecord>();
+  readonly #byId = new Map<string, CredentialRecord>();
+
+  async insert(record: CredentialRecord): Promise<void> {
+    if (this.#byHash.has(record.tokenHash) || this.#byId.has(record.id)) {
+      throw new Error('A credential with this id or token already exists.');
+    }
+    const frozen = Object.freeze({ ...record });
+    this.#byHash.set(record.tokenHash, frozen);
+    this.#byId.set(record.id, frozen);
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined> {
+    return this.#byHash.get(tokenHash);
+  }
+
+  async findById(id: string): Promise<CredentialRecord | undefined> {
+    return this.#byId.get(id);
+  }
+
+  async revoke(id: string, at: number): Promise<boolean> {
+    const record = this.#byId.get(id);
+    if (!record || record.revokedAt !== null) return false;
+    const revoked = Object.freeze({ ...record, revokedAt: at });
+    this.#byId.set(id, revoked);
+    this.#byHash.set(record.tokenHash, revoked);
+    return true;
+  }
+}

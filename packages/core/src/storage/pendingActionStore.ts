@@ -1,0 +1,86 @@
+import type { JsonObject } from '../json.js';
+
+/** Where a pending action stands (I9). */
+export type PendingStatus =
+  | 'pending'
+  | 'approved'
+  | 'claimed'
+  | 'executed'
+  | 'rejected'
+  | 'superseded'
+  | 'failed';
+
+/** A prepared outward action awaiting confirmation. */
+export interface PendingAction {
+  readonly id: string;
+  /** SHA-256 of the confirm token; the token itself is never stored. */
+  readonly tokenHash: string;
+  readonly connectionId: string;
+  readonly tenantId: string;
+  readonly tool: string;
+  readonly arguments: JsonObject;
+  readonly argumentsDigest: string;
+  /** SHA-256 of what would go out, compared again at confirmation. */
+  readonly contentHash: string;
+  /** Written by the server, never copied from model input. */
+  readonly summary: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: PendingStatus;
+}
+
+/**
+ * Pending actions of the two-step flow (I9). `transition` is a
+ * compare-and-set: it moves an action from one of `from` to `to` and reports
+ * whether it did, so of many concurrent confirmations exactly one claims it.
+ * A host may set `approved` from outside MCP (e.g. its own web app).
+ */
+export interface PendingActionStore {
+  insert(action: PendingAction): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<PendingAction | undefined>;
+  transition(id: string, from: readonly PendingStatus[], to: PendingStatus): Promise<boolean>;
+  /** Deletes actions that expired before `before`; returns how many. */
+  purge(before: number): Promise<number>;
+}
+
+/** A {@link PendingActionStore} in process memory. */
+export class MemoryPendingActionStore implements PendingActionStore {
+  readonly #byId = new Map<string, PendingAction>();
+  readonly #byTokenHash = new Map<string, string>();
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  async insert(action: PendingAction): Promise<void> {
+    if (this.#byId.has(action.id) || this.#byTokenHash.has(action.tokenHash)) {
+      throw new Error('A pending action with this id or token already exists.');
+    }
+    this.#byId.set(action.id, Object.freeze({ ...action }));
+    this.#byTokenHash.set(action.tokenHash, action.id);
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<PendingAction | undefined> {
+    const id = this.#byTokenHash.get(tokenHash);
+    return id === undefined ? undefined : this.#byId.get(id);
+  }
+
+  async transition(id: string, from: readonly PendingStatus[], to: PendingStatus): Promise<boolean> {
+    const action = this.#byId.get(id);
+    if (!action || !from.includes(action.status)) return false;
+    this.#byId.set(id, Object.freeze({ ...action, status: to }));
+    return true;
+  }
+
+  async purge(before: number): Promise<number> {
+    let removed = 0;
+    for (const action of this.#byId.values()) {
+      if (action.expiresAt < before) {
+        this.#byId.delete(action.id);
+        this.#byTokenHash.delete(action.tokenHash);
+        removed++;
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,148 @@
+import type { Connection } from './context.js';
+import {
+  EFFECT_TRAITS,
+  EFFECTS,
+  type Effect,
+  type EffectAnnotations,
+  type OutwardEffect,
+} from './effects.js';
+import { ConfigurationError } from './errors.js';
+import type { Json, JsonObject, JsonSchema } from './json.js';
+import type { Guard } from './pipeline/guard.js';
+import type { Presenter } from './presenter.js';
+import type { CompiledInput, ToolInput } from './schema/compileInput.js';
+
+/** What `run` (and `prepare`) receive: typed input and the connection, never an ambient user (I2). */
+export interface RunContext<TInput, TRight extends string, TServices> {
+  readonly input: TInput;
+  readonly connection: Connection<TRight>;
+  /** The host's services, bound to this connection by `createGatehouse({ services })`. */
+  readonly services: TServices;
+  readonly signal: AbortSignal;
+  readonly correlationId: string;
+  readonly now: Date;
+}
+
+/** What an outward tool would send, computed without sending it (I9). */
+export interface Prepared {
+  /** The content that would go out (mail text, page message, rows to delete); hashed for the confirm check. */
+  readonly content: Json;
+  /** A server-written, human-readable summary of the action. */
+  readonly summary: string;
+}
+
+interface ToolSpecBase<TInput, TValue, TRight extends string, TServices> {
+  /** snake_case, unique per server. */
+  readonly name: string;
+  readonly title?: string;
+  /** What the tool does. Never instructions to the model (I16). */
+  readonly description: string;
+  /** Rights the connection must hold; the tool is hidden without them (I4, I7). */
+  readonly requires?: readonly TRight[];
+  /** A Standard Schema (e.g. zod 4) or {@link jsonSchema}. Unknown fields are refused (I14). */
+  readonly input: ToolInput<TInput>;
+  /** Chooses the fields that leave the server (I17). */
+  readonly presenter: Presenter<TValue>;
+  /** Calls the host's services; for outward tools, runs only after `confirm_action`. */
+  readonly run: (context: RunContext<TInput, TRight, TServices>) => Promise<TValue> | TValue;
+  /** Guards for this tool only, run after server-level guards. */
+  readonly guards?: readonly Guard[];
+}
+
+/** A tool that reads or writes silently: no `prepare`. */
+export interface SilentToolSpec<TInput, TValue, TRight extends string, TServices>
+  extends ToolSpecBase<TInput, TValue, TRight, TServices> {
+  readonly effect: 'read' | 'write';
+  readonly prepare?: undefined;
+}
+
+/** A tool with an outward effect: `prepare` renders what would go out; `run` sends it after confirmation. */
+export interface OutwardToolSpec<TInput, TValue, TRight extends string, TServices>
+  extends ToolSpecBase<TInput, TValue, TRight, TServices> {
+  readonly effect: OutwardEffect;
+  readonly prepare: (context: RunContext<TInput, TRight, TServices>) => Promise<Prepared> | Prepared;
+}
+
+/** Everything `defineTool` accepts. */
+export type ToolSpec<TInput, TValue, TRight extends string, TServices> =
+  | SilentToolSpec<TInput, TValue, TRight, TServices>
+  | OutwardToolSpec<TInput, TValue, TRight, TServices>;
+
+/** The executable part of a definition, with input and value types erased. */
+export interface ToolRuntime<TRight extends string, TServices> {
+  readonly input: CompiledInput<unknown>;
+  readonly presenter: Presenter<unknown>;
+  readonly run: (context: RunContext<unknown, TRight, TServices>) => Promise<unknown> | unknown;
+  readonly prepare:
+    | ((context: RunContext<unknown, TRight, TServices>) => Promise<Prepared> | Prepared)
+    | undefined;
+}
+
+/** The `tools/list` entry of a tool, computed once per definition. */
+export interface ToolListing {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  readonly annotations: EffectAnnotations & { readonly title?: string };
+}
+
+/** An immutable tool definition, made by `defineTool`. */
+export interface ToolDefinition<TRight extends string = string, TServices = unknown> {
+  readonly name: string;
+  readonly title: string | undefined;
+  readonly description: string;
+  readonly effect: Effect;
+  readonly requires: readonly TRight[];
+  /** Derived from the effect class (the one table in `EFFECT_TRAITS`), never written by hand. */
+  readonly annotations: EffectAnnotations;
+  readonly guards: readonly Guard[];
+  readonly listing: ToolListing;
+  readonly runtime: ToolRuntime<TRight, TServices>;
+}
+
+/** Runtime checks of a spec's shape that types alone cannot promise (plain JS callers, casts). */
+export function checkSpecShape(
+  spec: {
+    readonly name: string;
+    readonly effect: unknown;
+    readonly requires?: readonly string[];
+    readonly presenter: unknown;
+    readonly run: unknown;
+    readonly prepare?: unknown;
+    readonly guards?: readonly Guard[];
+  },
+  rights: ReadonlySet<string>,
+): void {
+  const { name } = spec;
+  if (!EFFECTS.includes(spec.effect as Effect)) {
+    throw new ConfigurationError(`Tool ${name}: effect must be one of ${EFFECTS.join(', ')} (I8).`);
+  }
+  const outward = EFFECT_TRAITS[spec.effect as Effect].twoStep;
+  if (outward && typeof spec.prepare !== 'function') {
+    throw new ConfigurationError(
+      `Tool ${name}: a ${String(spec.effect)} tool needs prepare() to render what would go out (I9).`,
+    );
+  }
+  if (!outward && spec.prepare !== undefined) {
+    throw new ConfigurationError(`Tool ${name}: only notify, wake, alert and delete tools take prepare().`);
+  }
+  if (typeof spec.run !== 'function') throw new ConfigurationError(`Tool ${name}: run must be a function.`);
+  const presenter = spec.presenter as Partial<Presenter<unknown>> | undefined;
+  if (typeof presenter?.present !== 'function' || typeof presenter.outputSchema !== 'object') {
+    throw new ConfigurationError(`Tool ${name}: presenter must have present() and an outputSchema.`);
+  }
+  const unknownRights = (spec.requires ?? []).filter((right) => !rights.has(right));
+  if (unknownRights.length > 0) {
+    throw new ConfigurationError(`Tool ${name}: requires unknown rights ${unknownRights.join(', ')}.`);
+  }
+}
+
+/** Presented objects must be JSON objects; anything else is a presenter bug. */
+export function assertJsonObject(tool: string, value: unknown): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigurationError(`Tool ${tool}: the presenter must return a JSON object.`);
+  }
+  return value as JsonObject;
+}

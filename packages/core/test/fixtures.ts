@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { type Connection, createGatehouse, type JsonObject, type Presenter } from '../src/index.js';
+
+/** A presenter that lists its fields by hand; the presenters package offers the real one. */
+export function listPresenter<T extends JsonObject>(fields: readonly (keyof T & string)[]): Presenter<T> {
+  return {
+    outputSchema: {
+      type: 'object',
+      properties: Object.fromEntries(fields.map((f) => [f, {}])),
+      additionalProperties: false,
+    },
+    present: (value) => Object.fromEntries(fields.map((f) => [f, value[f] ?? null])),
+  };
+}
+
+export const RIGHTS = ['notes.read', 'notes.write'] as const;
+export type Right = (typeof RIGHTS)[number];
+
+export interface Note {
+  id: string;
+  tenant: string;
+  text: string;
+  secret: string;
+}
+
+/** An in-memory note service that records what it did, scoped to the connection's tenant. */
+export class NoteService {
+  readonly calls: string[] = [];
+  constructor(
+    readonly rows: Note[],
+    readonly connection: Connection<Right>,
+  ) {}
+  find(query: string): Note[] {
+    this.calls.push(`find:${query}`);
+    return this.rows.filter((n) => n.tenant === this.connection.tenantId && n.text.includes(query));
+  }
+  create(text: string): Note {
+    this.calls.push(`create:${text}`);
+    const note = {
+      id: `n${this.rows.length + 1}`,
+      tenant: this.connection.tenantId,
+      text,
+      secret: 'DECOY-SECRET',
+    };
+    this.rows.push(note);
+    return note;
+  }
+}
+
+export function connection(overrides: Partial<Connection<Right>> = {}): Connection<Right> {
+  return {
+    connectionId: 'conn_1',
+    tenantId: 't1',
+    creatorId: 'p1',
+    clientName: 'test-client',
+    channel: 'mcp',
+    rights: new Set<Right>(RIGHTS),
+    ...overrides,
+  };
+}
+
+/** A small notes app: one read and one write tool over NoteService. */
+export function notesApp(rows: Note[] = []) {
+  const services: NoteService[] = [];
+  const gh = createGatehouse({
+    rights: RIGHTS,
+    services: (c) => {
+      const service = new NoteService(rows, c);
+      services.push(service);
+      return { notes: service };
+    },
+  });
+  const notePresenter = listPresenter<{ id: string; text: string }>(['id', 'text']);
+  const findNotes = gh.defineTool({
+    name: 'find_notes',
+    description: 'Finds notes whose text contains the query.',
+    effect: 'read',
+    requires: ['notes.read'],
+    input: z.object({ query: z.string().min(1).describe('Text to look for.') }),
+    presenter: {
+      outputSchema: { type: 'object', properties: { notes: { type: 'array' } }, required: ['notes'] },
+      present: (notes: Note[]) => ({
+        notes: notes.map((n) => notePresenter.present(n, { now: new Date() })),
+      }),
+    },
+    run: ({ input, services }) => services.notes.find(input.query),
+  });
+  const createNote = gh.defineTool({
+    name: 'create_note',
+    description: 'Creates a note.',
+    effect: 'write',
+    requires: ['notes.write'],
+    input: z.object({ text: z.string().min(1).max(200) }),
+    presenter: {
+      outputSchema: { type: 'object', properties: { id: { type: 'string' }, text: { type: 'string' } } },
+      present: (n: Note) => ({ id: n.id, text: n.text }),
+    },
+    run: ({ input, services }) => services.notes.create(input.text),
+  });
+  return { gh, rows, services, findNotes, createNote };
+}
