@@ -66,7 +66,7 @@ function checkOptions(options: { readonly rights: readonly string[]; readonly se
  * @example
  * const gh = createGatehouse({ rights: ['bookings.read'] as const, services: (c) => new Services(c) });
  */
-export function createGatehouse<const TRight extends string, TServices>(
+export function createGatehouse<TRight extends string, TServices>(
   options: GatehouseOptions<TRight, TServices>,
 ): Gatehouse<TRight, TServices> {
   checkOptions(options);

@@ -1,3 +1,4 @@
+import type { Transport } from '@modelcontextprotocol/server';
 import { type StdioServerHandle, serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import type { Connection } from './context.js';
 import { ConfigurationError } from './errors.js';
@@ -11,6 +12,12 @@ export interface StdioOptions {
   /** The tenant, for a credential serving several tenants. */
   readonly tenant?: string | undefined;
   readonly onerror?: (error: Error) => void;
+  /**
+   * The transport to serve on instead of the process's stdin/stdout, e.g. a
+   * `StdioServerTransport` over a socket, or over in-process streams in tests.
+   * The server owns it: it starts it and closes it with the handle.
+   */
+  readonly transport?: Transport | undefined;
 }
 
 /**
@@ -32,8 +39,8 @@ export function serveStdio<TRight extends string>(
     if (!decision.ok) throw gateProtocolError({ status: decision.status, reason: decision.reason });
     return decision.connection;
   };
-  return sdkServeStdio(
-    () => sdkServer(server, connection),
-    options.onerror ? { onerror: options.onerror } : {},
-  );
+  return sdkServeStdio(() => sdkServer(server, connection), {
+    ...(options.onerror ? { onerror: options.onerror } : {}),
+    ...(options.transport ? { transport: options.transport } : {}),
+  });
 }

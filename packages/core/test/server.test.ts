@@ -1,0 +1,257 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import {
+  type CallResult,
+  defineGuard,
+  type Guard,
+  type JsonObject,
+  refuse,
+  ToolError,
+} from '../src/index.js';
+import { connection, listPresenter, notesApp } from './fixtures.js';
+import { recordingLogger } from './recording.js';
+
+const deny = async () => ({ ok: false as const, status: 401 as const, reason: 'no' });
+const lastLineJson = (result: CallResult) => JSON.parse(result.content[0].text.split('\n').at(-1)!);
+
+function build(extra: Partial<Parameters<ReturnType<typeof notesApp>['gh']['createServer']>[0]> = {}) {
+  const app = notesApp([{ id: 'n1', tenant: 't1', text: 'hello world', secret: 'DECOY-SECRET' }]);
+  const server = app.gh.createServer({
+    name: 'notes',
+    version: '1.0.0',
+    tools: [app.findNotes, app.createNote],
+    authenticate: deny,
+    ...extra,
+  });
+  return { ...app, server };
+}
+
+describe('GatehouseServer.callTool', () => {
+  it('runs the tool and renders one text block equal to structuredContent', async () => {
+    const { server, rows } = build();
+    const result = await server.callTool(connection(), 'create_note', { text: 'buy milk' });
+    expect(result.isError).toBeUndefined();
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+    expect(result.structuredContent).toEqual({ status: 'ok', result: { id: 'n2', text: 'buy milk' } });
+    expect(rows).toHaveLength(2);
+  });
+
+  it('validates every result against the advertised outputSchema, errors included (I19)', async () => {
+    const { server, findNotes } = build();
+    const validate = new Ajv2020({ strict: false }).compile(findNotes.listing.outputSchema);
+    const results = [
+      await server.callTool(connection(), 'find_notes', { query: 'hello' }),
+      await server.callTool(connection(), 'find_notes', { query: '' }),
+      await server.callTool(connection(), 'find_notes', { query: 'x', extra: 1 }),
+    ];
+    for (const result of results)
+      expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('refuses unknown fields before any guard or tool runs, and writes nothing (I14)', async () => {
+    const seen: string[] = [];
+    const spy = defineGuard({ name: 'spy', handle: (call, next) => (seen.push(call.tool.name), next()) });
+    const { server, rows, services } = build({ guards: [spy] });
+    const result = await server.callTool(connection(), 'create_note', { text: 'x', workspace_id: 'w2' });
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toMatch(/^Error: /);
+    expect(lastLineJson(result)).toEqual(result.structuredContent);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'unknown_arguments', details: { allowed: ['text'] } },
+    });
+    expect(seen).toEqual([]);
+    expect(rows).toHaveLength(1);
+    expect(services.flatMap((s) => s.calls)).toEqual([]);
+  });
+
+  it('hides a tool without the required right and refuses a call naming the right (I4, I7)', async () => {
+    const { server, rows } = build();
+    const readOnly = connection({ rights: new Set(['notes.read'] as const) });
+    expect(server.listTools(readOnly).map((t) => t.name)).toEqual(['find_notes']);
+    const result = await server.callTool(readOnly, 'create_note', { text: 'x' });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'missing_right', details: { missing_rights: ['notes.write'] } },
+    });
+    expect(rows).toHaveLength(1);
+  });
+
+  it('answers a call to a tool hidden by a visibility rule with its reason, not "unknown tool" (I7)', async () => {
+    const { server, rows } = build({
+      visibility: [
+        (tool, c) =>
+          c.toolset === 'compact' && tool.effect === 'write'
+            ? { reason: 'not in the compact toolset.', fix: 'Use a full toolset token.' }
+            : undefined,
+      ],
+    });
+    const compact = connection({ toolset: 'compact' });
+    expect(server.listTools(compact).map((t) => t.name)).toEqual(['find_notes']);
+    const result = await server.callTool(compact, 'create_note', { text: 'x' });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'tool_hidden', message: expect.stringContaining('compact') },
+    });
+    expect(rows).toHaveLength(1);
+    const unknown = await server.callTool(compact, 'drop_tables', {});
+    expect(unknown.structuredContent).toMatchObject({ error: { code: 'unknown_tool' } });
+  });
+
+  it('runs server guards, then tool guards, in order, around the tool', async () => {
+    const order: string[] = [];
+    const around = (name: string): Guard =>
+      defineGuard({
+        name,
+        handle: async (_call, next) => {
+          order.push(`${name}:before`);
+          const outcome = await next();
+          order.push(`${name}:after`);
+          return outcome;
+        },
+      });
+    const onlyWrites = defineGuard({
+      name: 'writes',
+      effects: ['write'],
+      handle: (_c, next) => (order.push('writes'), next()),
+    });
+    const { server } = build({ guards: [around('outer'), onlyWrites, around('inner')] });
+    await server.callTool(connection(), 'find_notes', { query: 'hello' });
+    expect(order).toEqual(['outer:before', 'inner:before', 'inner:after', 'outer:after']);
+  });
+
+  it('lets a guard refuse: the tool does not run and the refusal is rendered', async () => {
+    const closed = defineGuard({
+      name: 'closed',
+      effects: ['write'],
+      handle: async () =>
+        refuse({
+          code: 'rate_limited',
+          message: 'Too many writes.',
+          fix: 'Wait 3 seconds.',
+          details: { retry_after_seconds: 3 },
+        }),
+    });
+    const { server, rows } = build({ guards: [closed] });
+    const result = await server.callTool(connection(), 'create_note', { text: 'x' });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'rate_limited', details: { retry_after_seconds: 3 } },
+    });
+    expect(rows).toHaveLength(1);
+  });
+
+  it('turns a guard that calls next() twice into an internal error, running the tool once', async () => {
+    const twice = defineGuard({ name: 'twice', handle: async (_c, next) => (await next(), next()) });
+    const { server, rows } = build({ guards: [twice] });
+    const result = await server.callTool(connection(), 'create_note', { text: 'x' });
+    expect(result.structuredContent).toMatchObject({ error: { code: 'internal_error' } });
+    expect(rows).toHaveLength(2);
+  });
+
+  it('renders a ToolError thrown by a service with its fix and next tool (I18)', async () => {
+    const app = notesApp();
+    const getNote = app.gh.defineTool({
+      name: 'get_note',
+      description: 'Returns one note.',
+      effect: 'read',
+      input: z.object({ id: z.string() }),
+      presenter: listPresenter<{ id: string }>(['id']),
+      run: ({ input }) => {
+        throw new ToolError({
+          code: 'not_found',
+          message: `Note ${input.id} does not exist.`,
+          fix: 'Search for the note first.',
+          next: { tool: 'find_notes', arguments: { query: 'milk' } },
+        });
+      },
+    });
+    const server = app.gh.createServer({ name: 'n', version: '1', tools: [getNote], authenticate: deny });
+    const result = await server.callTool(connection(), 'get_note', { id: 'n9' });
+    const lines = result.content[0].text.split('\n');
+    expect(lines[0]).toBe('Error: Note n9 does not exist.');
+    expect(lines).toContain('Next: call find_notes with {"query":"milk"}');
+    expect(lastLineJson(result)).toEqual(result.structuredContent);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'not_found', next: { tool: 'find_notes' } },
+    });
+  });
+
+  it('hides an unexpected error behind a correlation id, logs no arguments and reports the error to the host', async () => {
+    const app = notesApp();
+    const leak = new Error('connect ECONNREFUSED postgres://admin:hunter2@db:5432/prod at /srv/app/db.js');
+    const explode = app.gh.defineTool({
+      name: 'explode',
+      description: 'Fails.',
+      effect: 'write',
+      input: z.object({ text: z.string() }),
+      presenter: listPresenter<{ id: string }>(['id']),
+      run: () => {
+        throw leak;
+      },
+    });
+    const logger = recordingLogger();
+    const onInternalError = vi.fn();
+    const server = app.gh.createServer({
+      name: 'n',
+      version: '1',
+      tools: [explode],
+      authenticate: deny,
+      logger,
+      onInternalError,
+    });
+    const result = await server.callTool(connection(), 'explode', { text: 'CANARY-ARGUMENT' });
+    const text = JSON.stringify(result);
+    for (const secret of ['hunter2', 'postgres://', '/srv/', 'ECONNREFUSED'])
+      expect(text).not.toContain(secret);
+    const correlationId = (result.structuredContent as { error: { details: JsonObject } }).error.details
+      .correlation_id as string;
+    expect(onInternalError).toHaveBeenCalledWith(leak, correlationId);
+    expect(logger.lines).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        record: expect.objectContaining({
+          tool: 'explode',
+          outcome: 'internal_error',
+          correlation_id: correlationId,
+        }),
+      }),
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toMatch(/CANARY-ARGUMENT|hunter2/);
+  });
+
+  it('logs one line per call with tool, outcome, duration and ids, never arguments or results (I17)', async () => {
+    const logger = recordingLogger();
+    const { server } = build({ logger });
+    await server.callTool(connection(), 'create_note', { text: 'CANARY-ARGUMENT' });
+    await server.callTool(connection(), 'find_notes', { query: 'CANARY' });
+    expect(logger.lines.map((l) => l.record)).toEqual([
+      expect.objectContaining({
+        tool: 'create_note',
+        outcome: 'ok',
+        connection_id: 'conn_1',
+        tenant_id: 't1',
+        duration_ms: expect.any(Number),
+      }),
+      expect.objectContaining({ tool: 'find_notes', outcome: 'ok' }),
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toContain('CANARY');
+  });
+});
+
+describe('createServer', () => {
+  it('refuses duplicate tool names, outward tools without a confirm flow, and a missing authenticator', () => {
+    const app = notesApp();
+    const notify = app.gh.defineTool({
+      name: 'notify_owner',
+      description: 'Mails the owner.',
+      effect: 'notify',
+      input: z.object({}),
+      presenter: listPresenter<{ id: string }>(['id']),
+      prepare: () => ({ content: 'hi', summary: 'Mail the owner' }),
+      run: () => ({ id: 'x' }),
+    });
+    const make = (tools: (typeof app.findNotes)[], authenticate = deny) =>
+      app.gh.createServer({ name: 'n', version: '1', tools, authenticate });
+    expect(() => make([app.findNotes, app.findNotes])).toThrow(/twice/);
+    expect(() => make([notify])).toThrow(/confirm/);
+    expect(() => make([app.findNotes], null as never)).toThrow(/authenticate/);
+  });
+});
