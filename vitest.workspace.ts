@@ -6,6 +6,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 /** Workspace sources, so tests run against `src` without a build. Most specific first. */
 export const alias = [
   { find: '@gatehouse/core/node', replacement: src('./packages/core/src/node.ts') },
+  { find: '@gatehouse/core/http', replacement: src('./packages/core/src/http.ts') },
   { find: '@gatehouse/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
   { find: '@gatehouse/core', replacement: src('./packages/core/src/index.ts') },
   { find: '@gatehouse/presenters', replacement: src('./packages/presenters/src/index.ts') },
