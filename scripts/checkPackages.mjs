@@ -12,7 +12,10 @@ for (const dir of packages) {
     ['attw', ['attw', '--pack', dir, '--profile', 'node16', '--format', 'table-flipped']],
   ]) {
     try {
-      const out = execFileSync('npx', ['--no-install', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = execFileSync('npx', ['--no-install', ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       console.log(`ok   ${tool} ${dir}`);
       if (process.env.VERBOSE) console.log(out);
     } catch (error) {
