@@ -11,6 +11,7 @@ export const alias = [
   { find: '@gatehouse/core', replacement: src('./packages/core/src/index.ts') },
   { find: '@gatehouse/presenters', replacement: src('./packages/presenters/src/index.ts') },
   { find: '@gatehouse/guards', replacement: src('./packages/guards/src/index.ts') },
+  { find: '@gatehouse/stores', replacement: src('./packages/stores/src/index.ts') },
   { find: '@gatehouse/testing', replacement: src('./packages/testing/src/index.ts') },
 ];
 
@@ -30,6 +31,7 @@ export default [
   project('core', './packages/core'),
   project('presenters', './packages/presenters'),
   project('guards', './packages/guards'),
+  project('stores', './packages/stores'),
   project('testing', './packages/testing'),
   project('booking', './examples/booking'),
   project('docs', './docs'),

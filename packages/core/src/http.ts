@@ -9,7 +9,13 @@ import {
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { readBearer } from './serve/bearer.js';
-import { GATE_RPC_CODES, gateProtocolError, sdkServer } from './serve/sdkServer.js';
+import {
+  GATE_RPC_CODES,
+  gateProtocolError,
+  internalProtocolError,
+  reportTo,
+  sdkServer,
+} from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
 
 const CONNECTION_KEY = 'gatehouse.connection';
@@ -26,7 +32,11 @@ export interface HttpOptions {
   readonly resourceMetadataUrl?: string;
   /** Serve 2025-era clients statelessly (default) or refuse them. */
   readonly legacy?: 'stateless' | 'reject';
-  /** Out-of-band SDK errors (reporting only). */
+  /**
+   * Receives unexpected errors: out-of-band SDK errors, and a gate check,
+   * authenticator or visibility rule that throws (reporting only). The client
+   * then gets a bare 500 / JSON-RPC internal error that names no cause.
+   */
   readonly onerror?: (error: Error) => void;
 }
 
@@ -79,43 +89,57 @@ export function createHttpHandler<TRight extends string>(
   }
   const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
-  const mcp = createMcpHandler((ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo)), {
-    legacy: options.legacy ?? 'stateless',
-    ...(options.onerror ? { onerror: options.onerror } : {}),
-  });
+  const mcp = createMcpHandler(
+    (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
+    {
+      legacy: options.legacy ?? 'stateless',
+      ...(options.onerror ? { onerror: options.onerror } : {}),
+    },
+  );
   const refuse = (refusal: GateRefusal) => refusalResponse(refusal, options);
+
+  const gate = async (request: Request): Promise<Response> => {
+    const gated = await server.checkGate({ transport: 'http' });
+    if (gated) return refuse(gated);
+    const badHost =
+      hostHeaderValidationResponse(request, allowedHosts) ??
+      originValidationResponse(request, allowedOrigins);
+    if (badHost) return badHost;
+    const bearer = readBearer(request.headers.get('authorization'));
+    if (!bearer.ok) {
+      return refuse({
+        status: 401,
+        reason:
+          bearer.problem === 'missing'
+            ? 'A bearer token is required.'
+            : 'The Authorization header is malformed.',
+      });
+    }
+    const decision = await server.authenticate({
+      token: bearer.token,
+      transportTenant: options.tenantFrom?.(request),
+    });
+    if (!decision.ok) return refuse({ status: decision.status, reason: decision.reason });
+    const { connection } = decision;
+    const authInfo: AuthInfo = {
+      token: '[redacted]',
+      clientId: connection.clientName,
+      scopes: [...connection.rights],
+      extra: { [CONNECTION_KEY]: connection },
+    };
+    return mcp.fetch(request, { authInfo });
+  };
 
   return Object.freeze({
     async fetch(request: Request): Promise<Response> {
-      const gated = await server.checkGate({ transport: 'http' });
-      if (gated) return refuse(gated);
-      const badHost =
-        hostHeaderValidationResponse(request, allowedHosts) ??
-        originValidationResponse(request, allowedOrigins);
-      if (badHost) return badHost;
-      const bearer = readBearer(request.headers.get('authorization'));
-      if (!bearer.ok) {
-        return refuse({
-          status: 401,
-          reason:
-            bearer.problem === 'missing'
-              ? 'A bearer token is required.'
-              : 'The Authorization header is malformed.',
-        });
+      try {
+        return await gate(request);
+      } catch (error) {
+        // a gate check, tenantFrom or the authenticator threw: fail closed, name no cause
+        reportTo(options.onerror, error);
+        const { code, message } = internalProtocolError();
+        return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status: 500 });
       }
-      const decision = await server.authenticate({
-        token: bearer.token,
-        transportTenant: options.tenantFrom?.(request),
-      });
-      if (!decision.ok) return refuse({ status: decision.status, reason: decision.reason });
-      const { connection } = decision;
-      const authInfo: AuthInfo = {
-        token: '[redacted]',
-        clientId: connection.clientName,
-        scopes: [...connection.rights],
-        extra: { [CONNECTION_KEY]: connection },
-      };
-      return mcp.fetch(request, { authInfo });
     },
   });
 }

@@ -16,7 +16,10 @@ export function createNodeListener<TRight extends string>(
   options: HttpOptions = {},
 ): NodeListener {
   const handler = createHttpHandler(server, options);
-  return toNodeHandler({ fetch: (request: Request) => handler.fetch(request) });
+  return toNodeHandler(
+    { fetch: (request: Request) => handler.fetch(request) },
+    options.onerror ? { onerror: options.onerror } : undefined,
+  );
 }
 
 /** Options of {@link listen}. */
@@ -33,6 +36,7 @@ export interface ListenOptions extends HttpOptions {
 export interface Listening extends AsyncDisposable {
   readonly url: URL;
   readonly http: NodeHttpServer;
+  /** Drops open connections and stops listening; calling it again (or disposing) is a no-op. */
   close(): Promise<void>;
 }
 
@@ -61,10 +65,11 @@ export async function listen<TRight extends string>(
   const hostname = (options.host ?? '127.0.0.1').includes(':')
     ? `[${options.host}]`
     : (options.host ?? '127.0.0.1');
+  let closing: Promise<void> | undefined;
   const close = () =>
-    new Promise<void>((resolve, reject) => {
-      http.closeAllConnections();
+    (closing ??= new Promise<void>((resolve, reject) => {
       http.close((error) => (error ? reject(error) : resolve()));
-    });
+      http.closeAllConnections();
+    }));
   return { url: new URL(`http://${hostname}:${port}${path}`), http, close, [Symbol.asyncDispose]: close };
 }

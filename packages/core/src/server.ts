@@ -29,9 +29,9 @@ export interface ServerOptions<TRight extends string, TServices> {
   readonly tools: readonly ToolDefinition<TRight, TServices>[];
   /** Resolves credentials to connections with live rights, on every request (I4, I5). */
   readonly authenticate: Authenticate<TRight>;
-  /** Checks before credentials, on every request (e.g. the global kill switch, I6). */
+  /** Checks before credentials, on every request; guards' `gate` facets run after these. */
   readonly gate?: readonly GateCheck[];
-  /** Guards around every tool call, filtered by each guard's `effects`. */
+  /** Guards around every tool call (filtered by each guard's `effects`), and their gate facets. */
   readonly guards?: readonly Guard[];
   /** Rules that hide tools by toolset, plan, …; missing rights always hide (I7). */
   readonly visibility?: readonly VisibilityRule<TRight>[];
@@ -111,7 +111,15 @@ export function createServer<TRight extends string, TServices>(
     ]),
   );
   const visibility = options.visibility ?? [];
-  const gate = options.gate ?? [];
+  const gate = [...(options.gate ?? []), ...serverGuards.flatMap((g) => (g.gate ? [g.gate] : []))];
+  for (const tool of options.tools) {
+    const toolGate = tool.guards.find((g) => g.gate !== undefined);
+    if (toolGate) {
+      throw new ConfigurationError(
+        `Tool ${tool.name}: guard ${toolGate.name} has a gate facet; install it server-wide.`,
+      );
+    }
+  }
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? (() => new Date());
 

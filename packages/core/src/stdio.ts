@@ -11,6 +11,10 @@ export interface StdioOptions {
   readonly token: string | undefined;
   /** The tenant, for a credential serving several tenants. */
   readonly tenant?: string | undefined;
+  /**
+   * Receives unexpected errors (SDK transport errors, a failing authenticator
+   * or gate check); reporting only. The client sees a bare internal error.
+   */
   readonly onerror?: (error: Error) => void;
   /**
    * The transport to serve on instead of the process's stdin/stdout, e.g. a
@@ -39,7 +43,7 @@ export function serveStdio<TRight extends string>(
     if (!decision.ok) throw gateProtocolError({ status: decision.status, reason: decision.reason });
     return decision.connection;
   };
-  return sdkServeStdio(() => sdkServer(server, connection), {
+  return sdkServeStdio(() => sdkServer(server, connection, options.onerror), {
     ...(options.onerror ? { onerror: options.onerror } : {}),
     ...(options.transport ? { transport: options.transport } : {}),
   });

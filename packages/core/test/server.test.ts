@@ -51,7 +51,13 @@ describe('GatehouseServer.callTool', () => {
 
   it('refuses unknown fields before any guard or tool runs, and writes nothing (I14)', async () => {
     const seen: string[] = [];
-    const spy = defineGuard({ name: 'spy', handle: (call, next) => (seen.push(call.tool.name), next()) });
+    const spy = defineGuard({
+      name: 'spy',
+      handle: (call, next) => {
+        seen.push(call.tool.name);
+        return next();
+      },
+    });
     const { server, rows, services } = build({ guards: [spy] });
     const result = await server.callTool(connection(), 'create_note', { text: 'x', workspace_id: 'w2' });
     expect(result.isError).toBe(true);
@@ -111,7 +117,10 @@ describe('GatehouseServer.callTool', () => {
     const onlyWrites = defineGuard({
       name: 'writes',
       effects: ['write'],
-      handle: (_c, next) => (order.push('writes'), next()),
+      handle: (_c, next) => {
+        order.push('writes');
+        return next();
+      },
     });
     const { server } = build({ guards: [around('outer'), onlyWrites, around('inner')] });
     await server.callTool(connection(), 'find_notes', { query: 'hello' });
@@ -139,7 +148,13 @@ describe('GatehouseServer.callTool', () => {
   });
 
   it('turns a guard that calls next() twice into an internal error, running the tool once', async () => {
-    const twice = defineGuard({ name: 'twice', handle: async (_c, next) => (await next(), next()) });
+    const twice = defineGuard({
+      name: 'twice',
+      handle: async (_c, next) => {
+        await next();
+        return next();
+      },
+    });
     const { server, rows } = build({ guards: [twice] });
     const result = await server.callTool(connection(), 'create_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({ error: { code: 'internal_error' } });

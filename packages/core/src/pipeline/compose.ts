@@ -9,9 +9,10 @@ export function compose(guards: readonly Guard[], call: ToolCall, last: Next): P
   const dispatch = (index: number): Promise<Outcome> => {
     if (index <= reached) return Promise.reject(new Error('A guard called next() more than once.'));
     reached = index;
-    const guard = guards[index];
-    if (guard === undefined) return last();
-    return guard.handle(call, () => dispatch(index + 1));
+    const handle = guards[index]?.handle;
+    if (index >= guards.length) return last();
+    if (handle === undefined) return dispatch(index + 1);
+    return handle(call, () => dispatch(index + 1));
   };
   return dispatch(0);
 }

@@ -1,4 +1,4 @@
-import type { Connection } from '../context.js';
+import type { Connection, GateCheck } from '../context.js';
 import type { Effect } from '../effects.js';
 import { ConfigurationError, type ToolErrorInit } from '../errors.js';
 import type { JsonObject } from '../json.js';
@@ -55,13 +55,19 @@ export type Next = () => Promise<Outcome>;
  * A server-side gate around tool execution. It decides: it returns `next()`
  * to let the call proceed, returns a refusal, or answers itself (a replay).
  * It never renders a transport response.
+ *
+ * A guard may also (or only) act at the transport gate, before credentials
+ * are looked at (`gate`): the global kill switch answers 503 there.
  */
 export interface Guard {
   /** Names the guard in stack traces, logs and docs. */
   readonly name: string;
-  /** The effect classes the guard applies to; all when absent. */
+  /** The effect classes `handle` applies to; all when absent. */
   readonly effects?: readonly Effect[] | undefined;
-  handle(call: ToolCall, next: Next): Promise<Outcome>;
+  /** Runs around each tool call of the listed effect classes. */
+  readonly handle?: ((call: ToolCall, next: Next) => Promise<Outcome>) | undefined;
+  /** Runs on every request before credentials (HTTP and stdio). */
+  readonly gate?: GateCheck | undefined;
 }
 
 /** A refusal outcome. */
@@ -79,8 +85,13 @@ export function defineGuard(guard: Guard): Guard {
   if (typeof guard.name !== 'string' || guard.name === '') {
     throw new ConfigurationError('A guard needs a non-empty name.');
   }
-  if (typeof guard.handle !== 'function') {
-    throw new ConfigurationError(`Guard ${guard.name}: handle must be a function.`);
+  if (guard.handle === undefined && guard.gate === undefined) {
+    throw new ConfigurationError(`Guard ${guard.name}: give handle(), gate(), or both.`);
+  }
+  for (const facet of ['handle', 'gate'] as const) {
+    if (guard[facet] !== undefined && typeof guard[facet] !== 'function') {
+      throw new ConfigurationError(`Guard ${guard.name}: ${facet} must be a function.`);
+    }
   }
   return Object.freeze({ ...guard });
 }

@@ -2,6 +2,7 @@ import {
   type CallToolResult,
   type ListToolsResult,
   ProtocolError,
+  ProtocolErrorCode,
   Server,
 } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from '../context.js';
@@ -18,26 +19,64 @@ export function gateProtocolError(refusal: GateRefusal): ProtocolError {
   });
 }
 
+/** The JSON-RPC error for an unexpected failure: the cause goes to `onerror`, never to the client. */
+export function internalProtocolError(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+}
+
 /**
  * A low-level SDK v2 `Server` whose `tools/list` and `tools/call` are
  * Gatehouse's. `connection` is asked on every request, so rights, switches
  * and tenant are never cached on a transport session.
+ *
+ * The SDK answers a thrown handler error with its message verbatim; here only
+ * `ProtocolError`s (gate refusals) reach the client. Anything else (a failing
+ * authenticator, gate check or visibility rule) is reported to `onerror` and
+ * answered with a bare JSON-RPC internal error.
  */
 export function sdkServer<TRight extends string>(
   server: GatehouseServer<TRight>,
   connection: () => Promise<Connection<TRight>>,
+  onerror?: (error: Error) => void,
 ): Server {
   const sdk = new Server({ name: server.name, version: server.version }, { capabilities: { tools: {} } });
-  sdk.setRequestHandler('tools/list', async () => {
-    const tools = server.listTools(await connection());
-    return { tools: tools as unknown as ListToolsResult['tools'] };
-  });
-  sdk.setRequestHandler('tools/call', async (request, ctx) => {
-    const result = await server.callTool(await connection(), request.params.name, request.params.arguments, {
-      requestId: ctx.mcpReq.id,
-      signal: ctx.mcpReq.signal,
-    });
-    return result as unknown as CallToolResult;
-  });
+  const sealed = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error;
+      reportTo(onerror, error);
+      throw internalProtocolError();
+    }
+  };
+  sdk.setRequestHandler('tools/list', () =>
+    sealed(async () => {
+      const tools = server.listTools(await connection());
+      return { tools: tools as unknown as ListToolsResult['tools'] };
+    }),
+  );
+  sdk.setRequestHandler('tools/call', (request, ctx) =>
+    sealed(async () => {
+      const result = await server.callTool(
+        await connection(),
+        request.params.name,
+        request.params.arguments,
+        {
+          requestId: ctx.mcpReq.id,
+          signal: ctx.mcpReq.signal,
+        },
+      );
+      return result as unknown as CallToolResult;
+    }),
+  );
   return sdk;
+}
+
+/** Hands an unexpected error to a reporting callback; a throwing callback changes nothing. */
+export function reportTo(onerror: ((error: Error) => void) | undefined, error: unknown): void {
+  try {
+    onerror?.(error instanceof Error ? error : new Error(String(error)));
+  } catch {
+    // reporting only
+  }
 }
