@@ -7,6 +7,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export const alias = [
   { find: '@gatehouse/core/node', replacement: src('./packages/core/src/node.ts') },
   { find: '@gatehouse/core/http', replacement: src('./packages/core/src/http.ts') },
+  { find: '@gatehouse/core/sdk-v1', replacement: src('./packages/core/src/sdkV1.ts') },
   { find: '@gatehouse/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
   { find: '@gatehouse/core', replacement: src('./packages/core/src/index.ts') },
   { find: '@gatehouse/presenters', replacement: src('./packages/presenters/src/index.ts') },
@@ -15,12 +16,16 @@ export const alias = [
   { find: '@gatehouse/testing', replacement: src('./packages/testing/src/index.ts') },
 ];
 
-const project = (name: string, root: string): TestProjectInlineConfiguration => ({
+const project = (
+  name: string,
+  root: string,
+  include = ['src/**/*.test.ts', 'test/**/*.test.ts'],
+): TestProjectInlineConfiguration => ({
   resolve: { alias },
   test: {
     name,
     root,
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'docs/**/*.test.ts'],
+    include,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
@@ -34,5 +39,5 @@ export default [
   project('stores', './packages/stores'),
   project('testing', './packages/testing'),
   project('booking', './examples/booking'),
-  project('docs', './docs'),
+  project('docs', './docs', ['**/*.test.ts']),
 ];

@@ -4,7 +4,13 @@
 // Run after `npm run build`.
 import { execFileSync } from 'node:child_process';
 
-const packages = ['packages/core', 'packages/presenters', 'packages/guards', 'packages/stores', 'packages/testing'];
+const packages = [
+  'packages/core',
+  'packages/presenters',
+  'packages/guards',
+  'packages/stores',
+  'packages/testing',
+];
 let failed = false;
 for (const dir of packages) {
   for (const [tool, args] of [

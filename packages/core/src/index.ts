@@ -41,9 +41,16 @@ export {
 export type { InferInput, InputIssue, StandardInput, ToolInput } from './schema/compileInput.js';
 export type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
 export { jsonSchema } from './schema/jsonSchemaInput.js';
-export type { CallOptions, GatehouseServer, HiddenReason, ServerOptions, VisibilityRule } from './server.js';
-export type { AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
-export { MemoryAuditStore } from './storage/auditStore.js';
+export type {
+  CallOptions,
+  GatehouseServer,
+  HiddenReason,
+  ServerOptions,
+  VisibilityRule,
+  VisibleTool,
+} from './server.js';
+export type { AuditEntry, AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
+export { auditRow, MemoryAuditStore } from './storage/auditStore.js';
 export type { CredentialRecord, CredentialStore } from './storage/credentialStore.js';
 export { MemoryCredentialStore } from './storage/credentialStore.js';
 export type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';

@@ -15,11 +15,14 @@ export interface HiddenReason {
   readonly fix: string;
 }
 
+/** What a visibility rule sees of a tool. */
+export type VisibleTool = Pick<ToolDefinition, 'name' | 'title' | 'effect' | 'requires'>;
+
 /** Hides a tool from a connection (by toolset, plan, …); returns the reason, or nothing. */
 export type VisibilityRule<TRight extends string> = (
-  tool: ToolDefinition<TRight, unknown>,
+  tool: VisibleTool,
   connection: Connection<TRight>,
-) => HiddenReason | undefined;
+) => HiddenReason | undefined | Promise<HiddenReason | undefined>;
 
 /** Options of `createServer`. */
 export interface ServerOptions<TRight extends string, TServices> {
@@ -54,7 +57,7 @@ export interface GatehouseServer<TRight extends string = string> {
   readonly name: string;
   readonly version: string;
   /** The tools visible to `connection`, with precomputed schemas (I7). */
-  listTools(connection: Connection<TRight>): readonly ToolListing[];
+  listTools(connection: Connection<TRight>): Promise<readonly ToolListing[]>;
   /** Runs one `tools/call` through the whole pipeline and renders the envelope (I18, I19). */
   callTool(
     connection: Connection<TRight>,
@@ -123,10 +126,10 @@ export function createServer<TRight extends string, TServices>(
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? (() => new Date());
 
-  const hiddenBecause = (
+  const hiddenBecause = async (
     tool: ToolDefinition<TRight, TServices>,
     connection: Connection<TRight>,
-  ): ToolErrorInit | undefined => {
+  ): Promise<ToolErrorInit | undefined> => {
     const missing = tool.requires.filter((right) => !connection.rights.has(right));
     if (missing.length > 0) {
       return {
@@ -137,7 +140,7 @@ export function createServer<TRight extends string, TServices>(
       };
     }
     for (const rule of visibility) {
-      const hidden = rule(tool as ToolDefinition<TRight, unknown>, connection);
+      const hidden = await rule(tool, connection);
       if (hidden) {
         return {
           code: 'tool_hidden',
@@ -179,7 +182,7 @@ export function createServer<TRight extends string, TServices>(
         fix: 'Call tools/list to see the tools available to this connection.',
       });
     }
-    const hidden = hiddenBecause(tool, connection);
+    const hidden = await hiddenBecause(tool, connection);
     if (hidden) return refuse(hidden);
     const input = await tool.runtime.input.parse(args);
     const call: ToolCall = {
@@ -203,8 +206,9 @@ export function createServer<TRight extends string, TServices>(
     name: options.name,
     version: options.version,
     authenticate: options.authenticate,
-    listTools(connection) {
-      return options.tools.filter((tool) => !hiddenBecause(tool, connection)).map((tool) => tool.listing);
+    async listTools(connection) {
+      const hidden = await Promise.all(options.tools.map((tool) => hiddenBecause(tool, connection)));
+      return options.tools.filter((_tool, i) => !hidden[i]).map((tool) => tool.listing);
     },
     async callTool(connection, name, args, callOptions = {}) {
       const started = performance.now();

@@ -74,7 +74,7 @@ describe('GatehouseServer.callTool', () => {
   it('hides a tool without the required right and refuses a call naming the right (I4, I7)', async () => {
     const { server, rows } = build();
     const readOnly = connection({ rights: new Set(['notes.read'] as const) });
-    expect(server.listTools(readOnly).map((t) => t.name)).toEqual(['find_notes']);
+    expect((await server.listTools(readOnly)).map((t) => t.name)).toEqual(['find_notes']);
     const result = await server.callTool(readOnly, 'create_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({
       error: { code: 'missing_right', details: { missing_rights: ['notes.write'] } },
@@ -92,7 +92,7 @@ describe('GatehouseServer.callTool', () => {
       ],
     });
     const compact = connection({ toolset: 'compact' });
-    expect(server.listTools(compact).map((t) => t.name)).toEqual(['find_notes']);
+    expect((await server.listTools(compact)).map((t) => t.name)).toEqual(['find_notes']);
     const result = await server.callTool(compact, 'create_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({
       error: { code: 'tool_hidden', message: expect.stringContaining('compact') },

@@ -51,7 +51,7 @@ export function sdkServer<TRight extends string>(
   };
   sdk.setRequestHandler('tools/list', () =>
     sealed(async () => {
-      const tools = server.listTools(await connection());
+      const tools = await server.listTools(await connection());
       return { tools: tools as unknown as ListToolsResult['tools'] };
     }),
   );

@@ -1,3 +1,5 @@
+import { ulid } from 'ulid';
+
 /** One audit row (I15): who did what through which channel. Never the arguments. */
 export interface AuditRow {
   readonly id: string;
@@ -56,4 +58,25 @@ export class MemoryAuditStore implements AuditStore {
     }
     return out;
   }
+}
+
+/** The fields of a new audit row; the rest default to null or empty. */
+export type AuditEntry = Pick<AuditRow, 'channel' | 'action' | 'outcome'> & Partial<Omit<AuditRow, 'id'>>;
+
+/**
+ * A complete audit row with a time-sortable id (ULID) and `at` = now, the
+ * other fields defaulting to null or empty.
+ */
+export function auditRow(entry: AuditEntry, now: number = Date.now()): AuditRow {
+  return {
+    id: ulid(now),
+    at: now,
+    tenantId: null,
+    connectionId: null,
+    clientName: null,
+    actorId: null,
+    objectIds: [],
+    note: null,
+    ...entry,
+  };
 }

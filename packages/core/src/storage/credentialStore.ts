@@ -9,6 +9,8 @@ export interface CredentialRecord {
   /** Rights granted at creation, capped by the creator's rights then (I4). */
   readonly rights: readonly string[];
   readonly clientLabel: string;
+  /** A named toolset this credential sees (e.g. a compact one for small models); null for all tools. */
+  readonly toolset?: string | null;
   readonly createdAt: number;
   readonly expiresAt: number | null;
   readonly revokedAt: number | null;

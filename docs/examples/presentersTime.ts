@@ -1,0 +1,35 @@
+import { definePresenter, field, parseTime, presentInstant, timeInput } from '@gatehouse/presenters';
+import { Temporal } from 'temporal-polyfill';
+import { z } from 'zod';
+
+export const rescheduleArgs = z
+  .object({
+    booking_id: z.string(),
+    starts_at: timeInput(),
+  })
+  .strict();
+
+export function storedStart(args: z.output<typeof rescheduleArgs>) {
+  return { startsAtMs: args.starts_at.epochMilliseconds, zone: args.starts_at.timeZoneId };
+}
+
+export const startFromText = parseTime('2026-03-30T09:30[Europe/Berlin]');
+
+export const bookingPresenter = definePresenter({
+  name: 'booking',
+  fields: {
+    id: field.string(),
+    starts_at: field.instant({ zone: 'Europe/Berlin' }).from('startsAt'),
+  },
+});
+
+export function showBooking(now: Date) {
+  return bookingPresenter.present(
+    { id: 'bk_1', startsAt: Temporal.Instant.from('2026-03-30T07:30:00Z') },
+    { now },
+  );
+}
+
+export function showDeadline(deadline: Date, now: Date) {
+  return presentInstant(deadline, { now }, { zone: 'America/New_York' });
+}

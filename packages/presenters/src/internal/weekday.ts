@@ -1,0 +1,7 @@
+/** The weekday name of an ISO day number (1 = Monday … 7 = Sunday) in a locale. */
+export function weekdayName(dayOfWeek: number, locale: string): string {
+  // 2024-01-01 was a Monday, so day n of that week is 2024-01-0n (UTC).
+  return new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' }).format(
+    Date.UTC(2024, 0, dayOfWeek),
+  );
+}

@@ -1,0 +1,139 @@
+import type { JsonSchema, PresentEnv } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehouse/core';
+import { Temporal } from 'temporal-polyfill';
+import type { Field } from './fieldTypes.js';
+import { makeField, typeName } from './internal/makeField.js';
+import { fromNow } from './internal/relativeTime.js';
+import { weekdayName } from './internal/weekday.js';
+import { resolveZone } from './internal/zones.js';
+
+/** What a time field reads: a Temporal instant or zoned date-time, or a `Date`. */
+export type InstantLike = Temporal.Instant | Temporal.ZonedDateTime | Date;
+
+/** An instant as it leaves the server (I20). */
+export type PresentedTime = {
+  /** Weekday in the zone, e.g. `Monday`. */
+  readonly weekday: string;
+  /** Local date-time with its offset, e.g. `2026-03-30T09:30:00+02:00`. */
+  readonly local: string;
+  /** The zone the local time is in, e.g. `Europe/Berlin`. */
+  readonly zone: string;
+  /** The same instant in UTC, e.g. `2026-03-30T07:30:00Z`. */
+  readonly utc: string;
+  /** Distance from the presentation time, e.g. `in 3 days`, `2 hours ago`. */
+  readonly from_now: string;
+};
+
+/** Options of {@link presentInstant} and `field.instant()`. */
+export interface PresentTimeOptions {
+  /** IANA zone to show; default the value's own zone (`ZonedDateTime`), else `UTC`. */
+  readonly zone?: string;
+  /** Locale of `weekday` and `from_now`; default `en-US`. */
+  readonly locale?: string;
+}
+
+/** The JSON Schema of {@link PresentedTime}. */
+export const PRESENTED_TIME_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    weekday: { type: 'string', description: 'Weekday in the zone.' },
+    local: { type: 'string', description: 'Local date-time with offset (ISO 8601).' },
+    zone: { type: 'string', description: 'IANA zone (or fixed offset) of local.' },
+    utc: { type: 'string', description: 'The instant in UTC (ISO 8601).' },
+    from_now: { type: 'string', description: 'Distance from the time of this result.' },
+  },
+  required: ['weekday', 'local', 'zone', 'utc', 'from_now'],
+  additionalProperties: false,
+};
+
+/**
+ * Renders an instant for people and models: weekday, local time with
+ * offset, zone, UTC, and distance from `env.now` (I20).
+ *
+ * The distance is computed from `env.now` at presentation time, so a
+ * replayed result keeps the distance it had when first presented. Throws a
+ * `ConfigurationError` for an unknown zone or locale, and a `TypeError` for
+ * an invalid `Date`.
+ *
+ * @example
+ * presentInstant(Temporal.Instant.from('2026-03-30T07:30:00Z'), { now }, { zone: 'Europe/Berlin' });
+ * // { weekday: 'Monday', local: '2026-03-30T09:30:00+02:00', zone: 'Europe/Berlin', utc: '2026-03-30T07:30:00Z', from_now: 'in 3 days' }
+ */
+export function presentInstant(
+  value: InstantLike,
+  env: PresentEnv,
+  options: PresentTimeOptions = {},
+): PresentedTime {
+  const { zone, locale } = checkOptions(options, 'presentInstant');
+  return render(value, env, zone, locale, 'value');
+}
+
+/**
+ * A field for an instant, returning {@link PresentedTime}. Its `version`
+ * state is the exact instant and zone, so the passing of time never changes
+ * a version. Throws a `ConfigurationError` for an unknown zone or locale.
+ */
+export function instantField(options: PresentTimeOptions = {}): Field<InstantLike, PresentedTime> {
+  const { zone, locale } = checkOptions(options, 'field.instant');
+  return makeField<InstantLike, PresentedTime>({
+    kind: 'instant',
+    shape: { type: 'leaf' },
+    schema: PRESENTED_TIME_SCHEMA,
+    present: (value, context) => render(value, context.env, zone, locale, context.path),
+    state: (value, path) => {
+      const zoned = toZoned(value, zone, path);
+      return { utc: zoned.toInstant().toString(), zone: zoned.timeZoneId };
+    },
+  });
+}
+
+function render(value: unknown, env: PresentEnv, zone: string | undefined, locale: string, path: string) {
+  const zoned = toZoned(value, zone, path);
+  const nowMs = env.now.getTime();
+  if (!Number.isFinite(nowMs)) throw new TypeError(`${path}: env.now is not a valid Date.`);
+  return {
+    weekday: weekdayName(zoned.dayOfWeek, locale),
+    local: zoned.toString({ smallestUnit: 'second', timeZoneName: 'never' }),
+    zone: zoned.timeZoneId,
+    utc: zoned.toInstant().toString({ smallestUnit: 'second' }),
+    from_now: fromNow(zoned.epochMilliseconds, nowMs, locale),
+  };
+}
+
+/** Accepts Temporal objects from any copy of Temporal (duck-typed on `epochNanoseconds`). */
+function toZoned(value: unknown, zone: string | undefined, path: string): Temporal.ZonedDateTime {
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    if (!Number.isFinite(ms)) throw new TypeError(`${path}: the Date is invalid.`);
+    return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(zone ?? 'UTC');
+  }
+  if (typeof value === 'object' && value !== null && 'epochNanoseconds' in value) {
+    const { epochNanoseconds, timeZoneId } = value as { epochNanoseconds: unknown; timeZoneId?: unknown };
+    if (typeof epochNanoseconds === 'bigint') {
+      const own = typeof timeZoneId === 'string' ? timeZoneId : undefined;
+      return new Temporal.ZonedDateTime(epochNanoseconds, zone ?? own ?? 'UTC');
+    }
+  }
+  throw new TypeError(
+    `${path}: expected a Temporal.Instant, Temporal.ZonedDateTime or Date, got ${typeName(value)}.`,
+  );
+}
+
+function checkOptions(
+  options: PresentTimeOptions,
+  where: string,
+): { zone: string | undefined; locale: string } {
+  let zone: string | undefined;
+  if (options.zone !== undefined) {
+    const resolved = resolveZone(options.zone);
+    if (!resolved.ok) throw new ConfigurationError(`${where}: ${resolved.message}`);
+    zone = resolved.value;
+  }
+  const locale = options.locale ?? 'en-US';
+  try {
+    Intl.getCanonicalLocales(locale);
+  } catch {
+    throw new ConfigurationError(`${where}: ${JSON.stringify(locale)} is not a valid locale tag.`);
+  }
+  return { zone, locale };
+}
