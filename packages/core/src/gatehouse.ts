@@ -5,10 +5,12 @@ import type { Connection } from './context.js';
 import { EFFECT_TRAITS } from './effects.js';
 import { toolOutputSchema } from './envelope.js';
 import { ConfigurationError } from './errors.js';
+import type { JsonObject } from './json.js';
+import { checkPorts, type PortMap, type Ports } from './ports.js';
 import { checkDefinition, definitionRules } from './schema/checks.js';
 import { compileInput, type ToolInput } from './schema/compileInput.js';
 import type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
-import { createServer, type GatehouseServer, type ServerOptions } from './server.js';
+import { createServer, type GatehouseServer, type ServerInternals, type ServerOptions } from './server.js';
 import { checkSpecShape, type ToolDefinition, type ToolListing, type ToolSpec } from './tool.js';
 
 // ajv-formats ships CommonJS with a default export; normalise both module shapes.
@@ -21,11 +23,17 @@ type InputOf<I> =
   I extends StandardSchemaV1<infer _In, infer T> ? T : I extends JsonSchemaInput<infer T> ? T : never;
 
 /** Options of {@link createGatehouse}: the host's types, bound once. */
-export interface GatehouseOptions<TRight extends string, TServices> {
+export interface GatehouseOptions<TRight extends string, TServices, TPorts extends PortMap = PortMap> {
   /** The host's vocabulary of rights; `requires` may only name these. */
   readonly rights: readonly TRight[];
-  /** Builds the services a tool receives, bound to the calling connection (tenant, actor). */
-  readonly services: (connection: Connection<TRight>) => TServices;
+  /**
+   * Builds the services a tool receives, bound to the calling connection
+   * (tenant, actor), with the host's outbound ports guarded for the call's
+   * effect class (I8).
+   */
+  readonly services: (connection: Connection<TRight>, ports: Ports<TPorts>) => TServices;
+  /** Outbound side-effect ports (mailer, pager, alerts, jobs, webhooks), each with its effect class. */
+  readonly ports?: TPorts;
   /** Extra property names to refuse as tenant selectors (I3), beyond the defaults. */
   readonly tenantLikeNames?: readonly string[];
   /** Extra patterns that mark a description as instructions to the model (I16). */
@@ -66,10 +74,12 @@ function checkOptions(options: { readonly rights: readonly string[]; readonly se
  * @example
  * const gh = createGatehouse({ rights: ['bookings.read'] as const, services: (c) => new Services(c) });
  */
-export function createGatehouse<TRight extends string, TServices>(
-  options: GatehouseOptions<TRight, TServices>,
+export function createGatehouse<TRight extends string, TServices, TPorts extends PortMap = PortMap>(
+  options: GatehouseOptions<TRight, TServices, TPorts>,
 ): Gatehouse<TRight, TServices> {
   checkOptions(options);
+  const ports: PortMap = options.ports ?? {};
+  checkPorts(ports);
   const rights = new Set<string>(options.rights);
   const rules = definitionRules(options);
   const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
@@ -105,10 +115,15 @@ export function createGatehouse<TRight extends string, TServices>(
           run: spec.run as ToolDefinition<TRight, TServices>['runtime']['run'],
           prepare: spec.prepare as ToolDefinition<TRight, TServices>['runtime']['prepare'],
         }),
+        forReplay: (data: JsonObject) => spec.presenter.forReplay?.(data) ?? data,
       });
     },
     createServer(serverOptions) {
-      return createServer(serverOptions, options.services);
+      return createServer(serverOptions, {
+        services: options.services as ServerInternals<TRight, TServices>['services'],
+        ports,
+        ajv,
+      });
     },
   };
   return Object.freeze(gatehouse);

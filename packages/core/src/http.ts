@@ -9,13 +9,8 @@ import {
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { readBearer } from './serve/bearer.js';
-import {
-  GATE_RPC_CODES,
-  gateProtocolError,
-  internalProtocolError,
-  reportTo,
-  sdkServer,
-} from './serve/sdkServer.js';
+import { renderRefusal } from './serve/refusal.js';
+import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
 
 const CONNECTION_KEY = 'gatehouse.connection';
@@ -50,17 +45,8 @@ export function refusalResponse(
   refusal: GateRefusal,
   options: { readonly resourceMetadataUrl?: string } = {},
 ): Response {
-  const headers = new Headers({ 'content-type': 'application/json' });
-  if (refusal.status === 503) headers.set('retry-after', String(refusal.retryAfterSeconds ?? 60));
-  if (refusal.status === 401) {
-    const metadata = options.resourceMetadataUrl
-      ? `, resource_metadata="${options.resourceMetadataUrl}"`
-      : '';
-    headers.set('www-authenticate', `Bearer realm="mcp", error="invalid_token"${metadata}`);
-  }
-  const body = { jsonrpc: '2.0', id: null, error: gateProtocolError(refusal) };
-  const error = { code: GATE_RPC_CODES[refusal.status], message: refusal.reason, data: body.error.data };
-  return new Response(JSON.stringify({ ...body, error }), { status: refusal.status, headers });
+  const rendered = renderRefusal(refusal, options);
+  return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });
 }
 
 function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Connection<TRight> {

@@ -1,3 +1,4 @@
+export type { ConfirmOptions } from './confirm.js';
 export type {
   AuthDecision,
   Authenticate,
@@ -22,15 +23,19 @@ export { silentLogger } from './logging.js';
 export { compose } from './pipeline/compose.js';
 export type {
   Guard,
+  GuardArgument,
   GuardedTool,
   Next,
   Outcome,
+  PlannedTool,
   PreviewOutcome,
   RefusedOutcome,
   ResultOutcome,
   ToolCall,
 } from './pipeline/guard.js';
 export { defineGuard, refuse } from './pipeline/guard.js';
+export type { CallPhase, PortMap, PortSpec, Ports } from './ports.js';
+export { portAllowed } from './ports.js';
 export type { PresentEnv, Presenter } from './presenter.js';
 export {
   DEFAULT_INSTRUCTION_PATTERNS,
@@ -61,6 +66,8 @@ export type { ReplayBegin, ReplayStore } from './storage/replayStore.js';
 export { MemoryReplayStore } from './storage/replayStore.js';
 export type { SwitchStore } from './storage/switchStore.js';
 export { MemorySwitchStore } from './storage/switchStore.js';
+export type { PresentedTime } from './time.js';
+export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';
 export type {
   OutwardToolSpec,
   Prepared,

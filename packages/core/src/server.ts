@@ -1,12 +1,19 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { ulid } from 'ulid';
+import { recentChangesTool } from './builtins/recentChanges.js';
+import { type ConfirmOptions, createConfirmFlow } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
-import { EFFECT_TRAITS, type Effect } from './effects.js';
+import { EFFECT_TRAITS } from './effects.js';
 import { type CallResult, renderOutcome } from './envelope.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
 import { compose } from './pipeline/compose.js';
-import { type Guard, type Outcome, refuse, type ToolCall } from './pipeline/guard.js';
-import { assertJsonObject, type ToolDefinition, type ToolListing } from './tool.js';
+import { audit, objectIdsOf, type Runner, runTool } from './pipeline/execute.js';
+import { type Guard, type Outcome, type PlannedTool, refuse, type ToolCall } from './pipeline/guard.js';
+import { planTool, readArguments, type ToolPlan } from './pipeline/plan.js';
+import type { PortMap, Ports } from './ports.js';
+import type { AuditStore } from './storage/auditStore.js';
+import type { ToolDefinition, ToolListing } from './tool.js';
 
 /** Why a tool is hidden from a connection; shown when it is called anyway (I7). */
 export interface HiddenReason {
@@ -44,6 +51,21 @@ export interface ServerOptions<TRight extends string, TServices> {
   readonly clock?: () => Date;
   /** Receives unexpected errors with their correlation id; the model only sees the id. */
   readonly onInternalError?: (error: unknown, correlationId: string) => void;
+  /**
+   * Where every MCP write is audited (I15): one row per successful write or
+   * confirmed action, and one per port violation. Required when the server has
+   * write or outward tools. Also serves the built-in `list_recent_changes`.
+   */
+  readonly audit?: AuditStore;
+  /** The two-step flow for notify, wake, alert and delete tools (I9); required when the server has any. */
+  readonly confirm?: ConfirmOptions;
+}
+
+/** What `createGatehouse` hands its servers: the host's services and ports, and the shared validator. */
+export interface ServerInternals<TRight extends string, TServices> {
+  readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>) => TServices;
+  readonly ports: PortMap;
+  readonly ajv: Ajv2020;
 }
 
 /** Per-call options of `callTool`. */
@@ -71,15 +93,65 @@ export interface GatehouseServer<TRight extends string = string> {
   checkGate(request: GateRequest): Promise<GateRefusal | undefined>;
 }
 
-function checkTools(tools: readonly { readonly name: string; readonly effect: Effect }[]): void {
+type ToolShape = Pick<ToolDefinition, 'name' | 'effect' | 'requires' | 'guards'>;
+
+function checkTools(
+  tools: readonly ToolShape[],
+  options: { readonly audit?: unknown; readonly confirm?: unknown },
+): void {
   const names = new Set<string>();
   for (const tool of tools) {
     if (names.has(tool.name)) throw new ConfigurationError(`Tool ${tool.name} is registered twice.`);
     names.add(tool.name);
-    if (EFFECT_TRAITS[tool.effect].twoStep) {
+    if (EFFECT_TRAITS[tool.effect].twoStep && !options.confirm) {
       throw new ConfigurationError(
-        `Tool ${tool.name}: ${tool.effect} tools need the two-step confirm flow, which this server does not install (I9).`,
+        `Tool ${tool.name}: ${tool.effect} tools need the two-step confirm flow; pass createServer({ confirm }) (I9).`,
       );
+    }
+    if (tool.effect !== 'read' && !options.audit) {
+      throw new ConfigurationError(
+        `Tool ${tool.name}: every MCP write is audited; pass createServer({ audit }) (I15).`,
+      );
+    }
+  }
+  for (const tool of tools) {
+    const toolGate = tool.guards.find((g) => g.gate !== undefined);
+    if (toolGate) {
+      throw new ConfigurationError(
+        `Tool ${tool.name}: guard ${toolGate.name} has a gate facet; install it server-wide.`,
+      );
+    }
+  }
+}
+
+/**
+ * Build-time checks across tools: each guard's `verify`, and the create rule
+ * (I11): a write tool named `create_…` needs a duplicate guard.
+ */
+function verifyPlans(plans: readonly ToolPlan<string, unknown>[], serverGuards: readonly Guard[]): void {
+  const planned = new Map<string, PlannedTool>(
+    plans.map((p) => [
+      p.tool.name,
+      {
+        name: p.tool.name,
+        effect: p.tool.effect,
+        inputSchema: p.listing.inputSchema,
+        guards: [
+          ...serverGuards.filter((g) => !g.effects || g.effects.includes(p.tool.effect)),
+          ...p.tool.guards,
+        ].map((g) => g.name),
+      },
+    ]),
+  );
+  for (const p of plans) {
+    const tool = planned.get(p.tool.name)!;
+    if (tool.effect === 'write' && tool.name.startsWith('create_') && !tool.guards.includes('duplicate')) {
+      throw new ConfigurationError(
+        `Tool ${tool.name}: a create tool needs duplicateGuard with its sibling update tool (I11).`,
+      );
+    }
+    for (const guard of [...serverGuards, ...p.tool.guards]) {
+      if (tool.guards.includes(guard.name)) guard.verify?.(tool, planned);
     }
   }
 }
@@ -91,56 +163,49 @@ const internalError = (correlationId: string): ToolErrorInit => ({
   details: { correlation_id: correlationId },
 });
 
-/** Builds a transport-neutral server. Use `createGatehouse(...).createServer`, which binds the services. */
+const missingRights = (tool: ToolShape, connection: Connection): ToolErrorInit | undefined => {
+  const missing = tool.requires.filter((right) => !connection.rights.has(right));
+  if (missing.length === 0) return undefined;
+  return {
+    code: 'missing_right',
+    message: `${tool.name} requires the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which this connection does not hold.`,
+    fix: 'Ask a workspace admin to grant the right to the token’s creator and issue a token that includes it.',
+    details: { tool: tool.name, missing_rights: missing },
+  };
+};
+
+/** Builds a transport-neutral server. Use `createGatehouse(...).createServer`, which binds the internals. */
 export function createServer<TRight extends string, TServices>(
   options: ServerOptions<TRight, TServices>,
-  services: (connection: Connection<TRight>) => TServices,
+  internals: ServerInternals<TRight, TServices>,
 ): GatehouseServer<TRight> {
   if (typeof options.authenticate !== 'function') {
     throw new ConfigurationError(
       'createServer: authenticate is required (credentials are checked on every request).',
     );
   }
-  checkTools(options.tools);
-  const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+  checkTools(options.tools, options);
   const serverGuards = options.guards ?? [];
-  const chains = new Map(
-    options.tools.map((tool) => [
-      tool.name,
-      Object.freeze([
-        ...serverGuards.filter((g) => !g.effects || g.effects.includes(tool.effect)),
-        ...tool.guards,
-      ]),
-    ]),
-  );
-  const visibility = options.visibility ?? [];
-  const gate = [...(options.gate ?? []), ...serverGuards.flatMap((g) => (g.gate ? [g.gate] : []))];
-  for (const tool of options.tools) {
-    const toolGate = tool.guards.find((g) => g.gate !== undefined);
-    if (toolGate) {
-      throw new ConfigurationError(
-        `Tool ${tool.name}: guard ${toolGate.name} has a gate facet; install it server-wide.`,
-      );
-    }
-  }
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? (() => new Date());
+  const visibility = options.visibility ?? [];
+  const gate = [...(options.gate ?? []), ...serverGuards.flatMap((g) => (g.gate ? [g.gate] : []))];
+  const runner: Runner<TRight, TServices> = {
+    services: internals.services,
+    ports: internals.ports,
+    audit: options.audit,
+    clock,
+    report: (error, correlationId) => options.onInternalError?.(error, correlationId),
+  };
 
   const hiddenBecause = async (
     tool: ToolDefinition<TRight, TServices>,
-    connection: Connection<TRight>,
+    connection: Connection,
   ): Promise<ToolErrorInit | undefined> => {
-    const missing = tool.requires.filter((right) => !connection.rights.has(right));
-    if (missing.length > 0) {
-      return {
-        code: 'missing_right',
-        message: `${tool.name} requires the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which this connection does not hold.`,
-        fix: 'Ask a workspace admin to grant the right to the token’s creator and issue a token that includes it.',
-        details: { tool: tool.name, missing_rights: missing },
-      };
-    }
+    const missing = missingRights(tool, connection);
+    if (missing) return missing;
     for (const rule of visibility) {
-      const hidden = await rule(tool, connection);
+      const hidden = await rule(tool, connection as Connection<TRight>);
       if (hidden) {
         return {
           code: 'tool_hidden',
@@ -153,18 +218,48 @@ export function createServer<TRight extends string, TServices>(
     return undefined;
   };
 
-  const execute = async (tool: ToolDefinition<TRight, TServices>, call: ToolCall): Promise<Outcome> => {
-    const connection = call.connection as Connection<TRight>;
-    const value = await tool.runtime.run({
-      input: call.input,
-      connection,
-      services: services(connection),
-      signal: call.signal,
-      correlationId: call.correlationId,
-      now: call.now,
-    });
-    const data = assertJsonObject(tool.name, tool.runtime.presenter.present(value, { now: clock() }));
-    return { kind: 'result', data };
+  const plans = new Map<string, ToolPlan<TRight, TServices>>();
+  const plan = (tool: ToolDefinition<TRight, TServices>) =>
+    plans.set(tool.name, planTool(tool, serverGuards, internals.ajv));
+  options.tools.forEach(plan);
+  const confirmFlow = options.confirm
+    ? createConfirmFlow({
+        options: options.confirm,
+        runner,
+        plans,
+        ajv: internals.ajv,
+        hiddenBecause: (tool, call) => hiddenBecause(tool, call.connection),
+      })
+    : undefined;
+  for (const builtIn of [
+    ...(confirmFlow?.tools ?? []),
+    ...(options.audit ? [recentChangesTool<TRight, TServices>(internals.ajv, options.audit, clock)] : []),
+  ]) {
+    if (plans.has(builtIn.name))
+      throw new ConfigurationError(`Tool ${builtIn.name} is reserved for Gatehouse.`);
+    plan(builtIn);
+  }
+  const ordered = [...plans.values()];
+  verifyPlans(ordered as unknown as ToolPlan<string, unknown>[], serverGuards);
+
+  /** The innermost step: run and audit a write, run a read, or prepare an outward call. */
+  const execute = async (
+    tool: ToolDefinition<TRight, TServices>,
+    call: ToolCall,
+    notes: string[],
+  ): Promise<Outcome> => {
+    if (EFFECT_TRAITS[tool.effect].twoStep && confirmFlow) return confirmFlow.preview(tool, call);
+    const data = await runTool(runner, tool, call);
+    const objectIds = objectIdsOf(data);
+    if (tool.effect !== 'read' && !tool.runtime.auditsItself) {
+      await audit(runner, call, {
+        action: tool.name,
+        outcome: 'ok',
+        objectIds,
+        note: notes.join('; ') || undefined,
+      });
+    }
+    return { kind: 'result', data, objectIds };
   };
 
   const pipeline = async (
@@ -172,29 +267,34 @@ export function createServer<TRight extends string, TServices>(
     name: string,
     args: unknown,
     correlationId: string,
-    options: CallOptions,
+    callOptions: CallOptions,
   ): Promise<Outcome> => {
-    const tool = tools.get(name);
-    if (!tool) {
+    const found = plans.get(name);
+    if (!found) {
       return refuse({
         code: 'unknown_tool',
         message: `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`,
         fix: 'Call tools/list to see the tools available to this connection.',
       });
     }
+    const { tool } = found;
     const hidden = await hiddenBecause(tool, connection);
     if (hidden) return refuse(hidden);
-    const input = await tool.runtime.input.parse(args);
+    const { input, own, guardArguments } = await readArguments(found, args);
+    const notes: string[] = [];
     const call: ToolCall = {
       tool,
       connection,
       input,
-      requestId: options.requestId,
+      arguments: own,
+      guardArguments,
+      note: (text) => notes.push(text),
+      requestId: callOptions.requestId,
       correlationId,
       now: clock(),
-      signal: options.signal ?? new AbortController().signal,
+      signal: callOptions.signal ?? new AbortController().signal,
     };
-    return compose(chains.get(name) ?? [], call, () => execute(tool, call));
+    return compose(found.chain, call, () => execute(tool, call, notes));
   };
 
   const logCall = (record: CallLogRecord) => {
@@ -207,8 +307,8 @@ export function createServer<TRight extends string, TServices>(
     version: options.version,
     authenticate: options.authenticate,
     async listTools(connection) {
-      const hidden = await Promise.all(options.tools.map((tool) => hiddenBecause(tool, connection)));
-      return options.tools.filter((_tool, i) => !hidden[i]).map((tool) => tool.listing);
+      const hidden = await Promise.all(ordered.map((p) => hiddenBecause(p.tool, connection)));
+      return ordered.filter((_p, i) => !hidden[i]).map((p) => p.listing);
     },
     async callTool(connection, name, args, callOptions = {}) {
       const started = performance.now();
@@ -228,7 +328,7 @@ export function createServer<TRight extends string, TServices>(
       }
       logCall({
         event: 'tools/call',
-        tool: tools.has(name) ? name : '(unknown)',
+        tool: plans.has(name) ? name : '(unknown)',
         outcome: failed
           ? 'internal_error'
           : outcome.kind === 'result'
@@ -241,7 +341,7 @@ export function createServer<TRight extends string, TServices>(
         correlation_id: correlationId,
         connection_id: connection.connectionId,
         tenant_id: connection.tenantId,
-        ...(outcome.kind === 'result' && outcome.objectIds ? { object_ids: outcome.objectIds } : {}),
+        ...(outcome.kind === 'result' && outcome.objectIds?.length ? { object_ids: outcome.objectIds } : {}),
       });
       return renderOutcome(outcome);
     },

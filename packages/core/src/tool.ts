@@ -8,7 +8,7 @@ import {
 } from './effects.js';
 import { ConfigurationError } from './errors.js';
 import type { Json, JsonObject, JsonSchema } from './json.js';
-import type { Guard } from './pipeline/guard.js';
+import type { Guard, ToolCall } from './pipeline/guard.js';
 import type { Presenter } from './presenter.js';
 import type { CompiledInput, ToolInput } from './schema/compileInput.js';
 
@@ -72,10 +72,15 @@ export type ToolSpec<TInput, TValue, TRight extends string, TServices> =
 export interface ToolRuntime<TRight extends string, TServices> {
   readonly input: CompiledInput<unknown>;
   readonly presenter: Presenter<unknown>;
-  readonly run: (context: RunContext<unknown, TRight, TServices>) => Promise<unknown> | unknown;
+  /** Host tools: the tool's `run`. */
+  readonly run: ((context: RunContext<unknown, TRight, TServices>) => Promise<unknown> | unknown) | undefined;
+  /** Built-in tools: handled by the server with the whole call (confirm_action needs the pipeline). */
+  readonly handle?: ((call: ToolCall) => Promise<JsonObject>) | undefined;
   readonly prepare:
     | ((context: RunContext<unknown, TRight, TServices>) => Promise<Prepared> | Prepared)
     | undefined;
+  /** Built-in tools that write their own audit row (confirm_action) set this. */
+  readonly auditsItself?: boolean;
 }
 
 /** The `tools/list` entry of a tool, computed once per definition. */
@@ -100,6 +105,8 @@ export interface ToolDefinition<TRight extends string = string, TServices = unkn
   readonly guards: readonly Guard[];
   readonly listing: ToolListing;
   readonly runtime: ToolRuntime<TRight, TServices>;
+  /** The copy of a presented result a replay cache may keep (the presenter's `forReplay`). */
+  readonly forReplay: (data: JsonObject) => JsonObject;
 }
 
 /** Runtime checks of a spec's shape that types alone cannot promise (plain JS callers, casts). */

@@ -17,7 +17,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createHttpHandler } from '../src/http.js';
-import { type Authenticate, createGatehouse, type GateCheck, type Logger } from '../src/index.js';
+import {
+  type Authenticate,
+  createGatehouse,
+  type GateCheck,
+  type Logger,
+  MemoryAuditStore,
+} from '../src/index.js';
 import { listen } from '../src/node.js';
 import { serveStdio } from '../src/stdio.js';
 import { connection, type Note, NoteService, RIGHTS, type Right } from './fixtures.js';
@@ -101,8 +107,8 @@ function notesServer() {
     },
     run: ({ input, services }) => services.notes.find(input.query),
   });
-  const createNote = gh.defineTool({
-    name: 'create_note',
+  const addNote = gh.defineTool({
+    name: 'add_note',
     description: 'Creates a note.',
     effect: 'write',
     requires: ['notes.write'],
@@ -152,11 +158,13 @@ function notesServer() {
     };
   const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error') };
 
+  const audit = new MemoryAuditStore();
   const server = gh.createServer({
     name: 'notes',
     version: '1.0.0',
-    tools: [findNotes, createNote, noteStats],
+    tools: [findNotes, addNote, noteStats],
     authenticate,
+    audit,
     gate: [killSwitchCheck],
     visibility: [
       () => {
@@ -345,7 +353,12 @@ for (const carrier of CARRIERS) {
         const app = notesServer();
         await using session = await carrier.open(app, TOKEN_T1, era);
         const { tools } = (await session.client.listTools()) as unknown as { tools: ToolShape[] };
-        expect(tools.map((t) => t.name).sort()).toEqual(['create_note', 'find_notes', 'note_stats']);
+        expect(tools.map((t) => t.name).sort()).toEqual([
+          'add_note',
+          'find_notes',
+          'list_recent_changes',
+          'note_stats',
+        ]);
         for (const tool of tools) {
           expect(tool.inputSchema.additionalProperties).toBe(false);
           expect(tool.outputSchema).toMatchObject({ type: 'object' });
@@ -355,7 +368,7 @@ for (const carrier of CARRIERS) {
           readOnlyHint: true,
           destructiveHint: false,
         });
-        expect(byName.get('create_note')?.annotations).toMatchObject({
+        expect(byName.get('add_note')?.annotations).toMatchObject({
           readOnlyHint: false,
           destructiveHint: false,
         });
@@ -365,10 +378,10 @@ for (const carrier of CARRIERS) {
       it('creates exactly one row and returns text equal to structuredContent, valid against the outputSchema', async () => {
         const app = notesServer();
         await using session = await carrier.open(app, TOKEN_T1, era);
-        const schema = await outputSchemaOf(session.client, 'create_note');
+        const schema = await outputSchemaOf(session.client, 'add_note');
 
         const result = await session.client.callTool({
-          name: 'create_note',
+          name: 'add_note',
           arguments: { text: 'buy milk' },
         });
 
@@ -395,10 +408,10 @@ for (const carrier of CARRIERS) {
       it('refuses an unknown argument with the allowed names and writes nothing (I3, I14)', async () => {
         const app = notesServer();
         await using session = await carrier.open(app, TOKEN_T1, era);
-        const schema = await outputSchemaOf(session.client, 'create_note');
+        const schema = await outputSchemaOf(session.client, 'add_note');
 
         const result = await session.client.callTool({
-          name: 'create_note',
+          name: 'add_note',
           arguments: { text: 'buy milk', workspace_id: 't2' },
         });
 
@@ -455,7 +468,7 @@ for (const carrier of CARRIERS) {
 
         await session.client.listTools();
         const afterList = app.authCalls.length;
-        await session.client.callTool({ name: 'create_note', arguments: { text: 'first' } });
+        await session.client.callTool({ name: 'add_note', arguments: { text: 'first' } });
         const afterFirst = app.authCalls.length;
         await session.client.callTool({ name: 'find_notes', arguments: { query: 'first' } });
         const afterSecond = app.authCalls.length;
@@ -466,7 +479,7 @@ for (const carrier of CARRIERS) {
 
         app.grants.get(TOKEN_T1)!.rights = ['notes.read'];
 
-        const refused = await session.client.callTool({ name: 'create_note', arguments: { text: 'second' } });
+        const refused = await session.client.callTool({ name: 'add_note', arguments: { text: 'second' } });
         const error = errorOf(refused);
         expect(error.error.code).toBe('missing_right');
         expect(error.error.details.missing_rights).toEqual(['notes.write']);
@@ -474,7 +487,7 @@ for (const carrier of CARRIERS) {
         expect(app.calls()).toEqual(['create:first', 'find:first']);
 
         const { tools } = await session.client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual(['find_notes', 'note_stats']);
+        expect(tools.map((t) => t.name).sort()).toEqual(['find_notes', 'list_recent_changes', 'note_stats']);
         const still = await session.client.callTool({ name: 'find_notes', arguments: { query: 'first' } });
         expect(still.isError).toBeFalsy();
       });
@@ -500,14 +513,14 @@ for (const carrier of CARRIERS) {
           expect(app.services).toEqual([]);
 
           app.broken[hook] = false;
-          expect((await session.client.listTools()).tools).toHaveLength(3);
+          expect((await session.client.listTools()).tools).toHaveLength(4);
         },
       );
     });
   });
 }
 
-/** A raw 2026-07-28 JSON-RPC `tools/call` to `create_note`, as a client that cooperates with nothing sends it. */
+/** A raw 2026-07-28 JSON-RPC `tools/call` to `add_note`, as a client that cooperates with nothing sends it. */
 function createRequest(url: URL, headers: Record<string, string>, text = 'raw note'): Request {
   return new Request(url, {
     method: 'POST',
@@ -516,7 +529,7 @@ function createRequest(url: URL, headers: Record<string, string>, text = 'raw no
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
-      'mcp-name': 'create_note',
+      'mcp-name': 'add_note',
       ...headers,
     },
     body: JSON.stringify({
@@ -524,7 +537,7 @@ function createRequest(url: URL, headers: Record<string, string>, text = 'raw no
       id: 1,
       method: 'tools/call',
       params: {
-        name: 'create_note',
+        name: 'add_note',
         arguments: { text },
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -718,7 +731,7 @@ describe('createHttpHandler', () => {
     await using listening = await listen(app.server, { legacy: 'reject', onerror: app.onerror });
     await expect(httpSession(listening.url, TOKEN_T1, ERAS[0])).rejects.toThrow();
     await using modern = await httpSession(listening.url, TOKEN_T1, ERAS[1]);
-    const result = await modern.client.callTool({ name: 'create_note', arguments: { text: 'modern only' } });
+    const result = await modern.client.callTool({ name: 'add_note', arguments: { text: 'modern only' } });
     expect(result.isError).toBeFalsy();
     expect(app.rows.map((r) => r.text)).toContain('modern only');
   });
@@ -731,12 +744,10 @@ describe('createHttpHandler', () => {
       await using session = await httpSession(listening.url, TOKEN_T1, era);
       app.killSwitch.on = true;
 
-      const error = await session.client
-        .callTool({ name: 'create_note', arguments: { text: 'paused' } })
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const error = await session.client.callTool({ name: 'add_note', arguments: { text: 'paused' } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
 
       // the SDK client does not decode a refused POST: the status and the raw body ride on an SdkHttpError
       expect(error).toBeInstanceOf(SdkHttpError);
@@ -769,7 +780,7 @@ describe('listen', () => {
       };
       expect(await find(alice)).toEqual(['n1']);
       expect(await find(bob)).toEqual(['n2']);
-      await bob.client.callTool({ name: 'create_note', arguments: { text: 'groceries, bob only' } });
+      await bob.client.callTool({ name: 'add_note', arguments: { text: 'groceries, bob only' } });
       expect(await find(alice)).toEqual(['n1']);
       expect(await find(bob)).toEqual(['n2', 'n3']);
 
@@ -814,12 +825,10 @@ describe('serveStdio', () => {
       await using session = await stdioSession(app, TOKEN_T1, era);
       app.killSwitch.on = true;
 
-      const error = await session.client
-        .callTool({ name: 'create_note', arguments: { text: 'paused' } })
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const error = await session.client.callTool({ name: 'add_note', arguments: { text: 'paused' } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
 
       expect(error).toBeInstanceOf(ProtocolError);
       expect((error as ProtocolError).code).toBe(-32005);
@@ -829,7 +838,7 @@ describe('serveStdio', () => {
       expect(app.services).toEqual([]);
 
       app.killSwitch.on = false;
-      const result = await session.client.callTool({ name: 'create_note', arguments: { text: 'resumed' } });
+      const result = await session.client.callTool({ name: 'add_note', arguments: { text: 'resumed' } });
       expect(result.isError).toBeFalsy();
       expect(app.rows).toHaveLength(3);
     },
@@ -840,7 +849,7 @@ describe('serveStdio', () => {
     async (era) => {
       const app = notesServer();
       await using session = await stdioSession(app, TOKEN_T1, era);
-      await session.client.callTool({ name: 'create_note', arguments: { text: 'before' } });
+      await session.client.callTool({ name: 'add_note', arguments: { text: 'before' } });
       app.grants.get(TOKEN_T1)!.revoked = true;
 
       const error = await session.client.listTools().then(
@@ -849,7 +858,7 @@ describe('serveStdio', () => {
       );
       expect(error).toBeInstanceOf(ProtocolError);
       expect((error as ProtocolError).code).toBe(-32003);
-      const call = await session.client.callTool({ name: 'create_note', arguments: { text: 'after' } }).then(
+      const call = await session.client.callTool({ name: 'add_note', arguments: { text: 'after' } }).then(
         () => undefined,
         (e: unknown) => e,
       );

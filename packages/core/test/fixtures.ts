@@ -85,8 +85,8 @@ export function notesApp(rows: Note[] = []) {
     },
     run: ({ input, services }) => services.notes.find(input.query),
   });
-  const createNote = gh.defineTool({
-    name: 'create_note',
+  const addNote = gh.defineTool({
+    name: 'add_note',
     description: 'Creates a note.',
     effect: 'write',
     requires: ['notes.write'],
@@ -97,5 +97,5 @@ export function notesApp(rows: Note[] = []) {
     },
     run: ({ input, services }) => services.notes.create(input.text),
   });
-  return { gh, rows, services, findNotes, createNote };
+  return { gh, rows, services, findNotes, addNote };
 }

@@ -6,6 +6,7 @@ import {
   defineGuard,
   type Guard,
   type JsonObject,
+  MemoryAuditStore,
   refuse,
   ToolError,
 } from '../src/index.js';
@@ -17,20 +18,22 @@ const lastLineJson = (result: CallResult) => JSON.parse(result.content[0].text.s
 
 function build(extra: Partial<Parameters<ReturnType<typeof notesApp>['gh']['createServer']>[0]> = {}) {
   const app = notesApp([{ id: 'n1', tenant: 't1', text: 'hello world', secret: 'DECOY-SECRET' }]);
+  const audit = new MemoryAuditStore();
   const server = app.gh.createServer({
     name: 'notes',
     version: '1.0.0',
-    tools: [app.findNotes, app.createNote],
+    tools: [app.findNotes, app.addNote],
     authenticate: deny,
+    audit,
     ...extra,
   });
-  return { ...app, server };
+  return { ...app, server, audit };
 }
 
 describe('GatehouseServer.callTool', () => {
   it('runs the tool and renders one text block equal to structuredContent', async () => {
     const { server, rows } = build();
-    const result = await server.callTool(connection(), 'create_note', { text: 'buy milk' });
+    const result = await server.callTool(connection(), 'add_note', { text: 'buy milk' });
     expect(result.isError).toBeUndefined();
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
     expect(result.structuredContent).toEqual({ status: 'ok', result: { id: 'n2', text: 'buy milk' } });
@@ -59,7 +62,7 @@ describe('GatehouseServer.callTool', () => {
       },
     });
     const { server, rows, services } = build({ guards: [spy] });
-    const result = await server.callTool(connection(), 'create_note', { text: 'x', workspace_id: 'w2' });
+    const result = await server.callTool(connection(), 'add_note', { text: 'x', workspace_id: 'w2' });
     expect(result.isError).toBe(true);
     expect(result.content[0].text).toMatch(/^Error: /);
     expect(lastLineJson(result)).toEqual(result.structuredContent);
@@ -74,8 +77,11 @@ describe('GatehouseServer.callTool', () => {
   it('hides a tool without the required right and refuses a call naming the right (I4, I7)', async () => {
     const { server, rows } = build();
     const readOnly = connection({ rights: new Set(['notes.read'] as const) });
-    expect((await server.listTools(readOnly)).map((t) => t.name)).toEqual(['find_notes']);
-    const result = await server.callTool(readOnly, 'create_note', { text: 'x' });
+    expect((await server.listTools(readOnly)).map((t) => t.name)).toEqual([
+      'find_notes',
+      'list_recent_changes',
+    ]);
+    const result = await server.callTool(readOnly, 'add_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({
       error: { code: 'missing_right', details: { missing_rights: ['notes.write'] } },
     });
@@ -92,8 +98,11 @@ describe('GatehouseServer.callTool', () => {
       ],
     });
     const compact = connection({ toolset: 'compact' });
-    expect((await server.listTools(compact)).map((t) => t.name)).toEqual(['find_notes']);
-    const result = await server.callTool(compact, 'create_note', { text: 'x' });
+    expect((await server.listTools(compact)).map((t) => t.name)).toEqual([
+      'find_notes',
+      'list_recent_changes',
+    ]);
+    const result = await server.callTool(compact, 'add_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({
       error: { code: 'tool_hidden', message: expect.stringContaining('compact') },
     });
@@ -140,7 +149,7 @@ describe('GatehouseServer.callTool', () => {
         }),
     });
     const { server, rows } = build({ guards: [closed] });
-    const result = await server.callTool(connection(), 'create_note', { text: 'x' });
+    const result = await server.callTool(connection(), 'add_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({
       error: { code: 'rate_limited', details: { retry_after_seconds: 3 } },
     });
@@ -156,7 +165,7 @@ describe('GatehouseServer.callTool', () => {
       },
     });
     const { server, rows } = build({ guards: [twice] });
-    const result = await server.callTool(connection(), 'create_note', { text: 'x' });
+    const result = await server.callTool(connection(), 'add_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({ error: { code: 'internal_error' } });
     expect(rows).toHaveLength(2);
   });
@@ -209,6 +218,7 @@ describe('GatehouseServer.callTool', () => {
       version: '1',
       tools: [explode],
       authenticate: deny,
+      audit: new MemoryAuditStore(),
       logger,
       onInternalError,
     });
@@ -235,11 +245,11 @@ describe('GatehouseServer.callTool', () => {
   it('logs one line per call with tool, outcome, duration and ids, never arguments or results (I17)', async () => {
     const logger = recordingLogger();
     const { server } = build({ logger });
-    await server.callTool(connection(), 'create_note', { text: 'CANARY-ARGUMENT' });
+    await server.callTool(connection(), 'add_note', { text: 'CANARY-ARGUMENT' });
     await server.callTool(connection(), 'find_notes', { query: 'CANARY' });
     expect(logger.lines.map((l) => l.record)).toEqual([
       expect.objectContaining({
-        tool: 'create_note',
+        tool: 'add_note',
         outcome: 'ok',
         connection_id: 'conn_1',
         tenant_id: 't1',

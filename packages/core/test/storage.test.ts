@@ -97,7 +97,7 @@ describe('MemoryAuditStore', () => {
       connectionId,
       clientName: 'c',
       actorId: 'p1',
-      action: 'create_note',
+      action: 'add_note',
       outcome: 'ok' as const,
       objectIds: [id],
       note: null,
@@ -152,5 +152,15 @@ describe('MemoryCredentialStore', () => {
     expect(await store.revoke('cr1', 5)).toBe(true);
     expect(await store.revoke('cr1', 6)).toBe(false);
     expect((await store.findByTokenHash('h'))?.revokedAt).toBe(5);
+  });
+});
+
+describe('MemoryReplayStore.release', () => {
+  it('never erases a completed result, so a late release cannot let the write run again', async () => {
+    const store = new MemoryReplayStore();
+    await store.begin('k', 'd', 1_000, 0);
+    await store.complete('k', { id: 'b1' }, 60_000, 1);
+    await store.release('k');
+    expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({ state: 'completed', result: { id: 'b1' } });
   });
 });

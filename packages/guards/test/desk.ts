@@ -130,6 +130,7 @@ export async function startDesk(options: { readRate?: number } = {}) {
     version: '1.0.0',
     tools,
     authenticate: credentials.authenticate,
+    audit,
     guards: [
       switches.guard,
       rateGuard({

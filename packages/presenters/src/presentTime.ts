@@ -1,28 +1,13 @@
-import type { JsonSchema, PresentEnv } from '@gatehouse/core';
-import { ConfigurationError } from '@gatehouse/core';
+import type { PresentedTime, PresentEnv } from '@gatehouse/core';
+import { ConfigurationError, fromNow, PRESENTED_TIME_SCHEMA } from '@gatehouse/core';
 import { Temporal } from 'temporal-polyfill';
 import type { Field } from './fieldTypes.js';
 import { makeField, typeName } from './internal/makeField.js';
-import { fromNow } from './internal/relativeTime.js';
 import { weekdayName } from './internal/weekday.js';
 import { resolveZone } from './internal/zones.js';
 
 /** What a time field reads: a Temporal instant or zoned date-time, or a `Date`. */
 export type InstantLike = Temporal.Instant | Temporal.ZonedDateTime | Date;
-
-/** An instant as it leaves the server (I20). */
-export type PresentedTime = {
-  /** Weekday in the zone, e.g. `Monday`. */
-  readonly weekday: string;
-  /** Local date-time with its offset, e.g. `2026-03-30T09:30:00+02:00`. */
-  readonly local: string;
-  /** The zone the local time is in, e.g. `Europe/Berlin`. */
-  readonly zone: string;
-  /** The same instant in UTC, e.g. `2026-03-30T07:30:00Z`. */
-  readonly utc: string;
-  /** Distance from the presentation time, e.g. `in 3 days`, `2 hours ago`. */
-  readonly from_now: string;
-};
 
 /** Options of {@link presentInstant} and `field.instant()`. */
 export interface PresentTimeOptions {
@@ -31,20 +16,6 @@ export interface PresentTimeOptions {
   /** Locale of `weekday` and `from_now`; default `en-US`. */
   readonly locale?: string;
 }
-
-/** The JSON Schema of {@link PresentedTime}. */
-export const PRESENTED_TIME_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: {
-    weekday: { type: 'string', description: 'Weekday in the zone.' },
-    local: { type: 'string', description: 'Local date-time with offset (ISO 8601).' },
-    zone: { type: 'string', description: 'IANA zone (or fixed offset) of local.' },
-    utc: { type: 'string', description: 'The instant in UTC (ISO 8601).' },
-    from_now: { type: 'string', description: 'Distance from the time of this result.' },
-  },
-  required: ['weekday', 'local', 'zone', 'utc', 'from_now'],
-  additionalProperties: false,
-};
 
 /**
  * Renders an instant for people and models: weekday, local time with

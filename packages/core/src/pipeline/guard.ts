@@ -1,20 +1,35 @@
 import type { Connection, GateCheck } from '../context.js';
 import type { Effect } from '../effects.js';
 import { ConfigurationError, type ToolErrorInit } from '../errors.js';
-import type { JsonObject } from '../json.js';
+import type { Json, JsonObject, JsonSchema } from '../json.js';
 
 /** A tool as guards see it. */
 export interface GuardedTool {
   readonly name: string;
   readonly effect: Effect;
+  /** The copy of a presented result a replay cache may keep (one-time fields withheld, I10). */
+  readonly forReplay?: ((data: JsonObject) => JsonObject) | undefined;
+}
+
+/** An argument a guard adds to the input of every tool it guards (e.g. `idempotency_key`). */
+export interface GuardArgument {
+  /** JSON Schema of the value; validated before any guard runs. */
+  readonly schema: JsonSchema;
+  readonly required?: boolean;
 }
 
 /** One `tools/call`, after visibility and argument validation. */
 export interface ToolCall {
   readonly tool: GuardedTool;
   readonly connection: Connection;
-  /** The validated, normalized arguments. */
+  /** The validated, normalized arguments of the tool itself. */
   readonly input: unknown;
+  /** The arguments the tool's own schema does not have, exactly as sent (digests use these). */
+  readonly arguments: JsonObject;
+  /** Values of guard-owned arguments (`idempotency_key`, `separate`, …), validated. */
+  readonly guardArguments: { readonly [name: string]: Json };
+  /** Adds a public, non-secret note to this call's audit row (e.g. a `separate` reason). */
+  note(text: string): void;
   /** The JSON-RPC id of the request, if any (a re-sent request has a new one). */
   readonly requestId: string | number | undefined;
   /** Unique per call; the only thing an internal error shows. */
@@ -68,6 +83,23 @@ export interface Guard {
   readonly handle?: ((call: ToolCall, next: Next) => Promise<Outcome>) | undefined;
   /** Runs on every request before credentials (HTTP and stdio). */
   readonly gate?: GateCheck | undefined;
+  /** Arguments this guard adds to the advertised input of the tools it guards. */
+  readonly arguments?: { readonly [name: string]: GuardArgument } | undefined;
+  /**
+   * Checks, when the server is built, that the guarded tool fits (e.g. a create
+   * tool's sibling update tool is registered); throws a `ConfigurationError`.
+   */
+  readonly verify?: ((tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>) => void) | undefined;
+}
+
+/** A tool as a guard's `verify` sees it when the server is built. */
+export interface PlannedTool {
+  readonly name: string;
+  readonly effect: Effect;
+  /** The advertised input schema, guard-owned arguments included. */
+  readonly inputSchema: JsonSchema;
+  /** Names of the guards around the tool. */
+  readonly guards: readonly string[];
 }
 
 /** A refusal outcome. */

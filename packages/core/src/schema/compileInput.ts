@@ -26,8 +26,11 @@ export interface CompiledInput<T> {
   readonly jsonSchema: JsonSchema;
   /** Top-level argument names, for error messages. */
   readonly allowed: readonly string[];
-  /** Validates and normalizes arguments; throws a {@link ToolError} on failure. */
-  parse(args: unknown): Promise<T>;
+  /**
+   * Validates and normalizes arguments; throws a {@link ToolError} on failure.
+   * `alsoAllowed` names arguments taken out beforehand (guard-owned), for the allowed list.
+   */
+  parse(args: unknown, alsoAllowed?: readonly string[]): Promise<T>;
 }
 
 const pathOf = (path: StandardSchemaV1.Issue['path']): string =>
@@ -43,10 +46,16 @@ function invalid(tool: string, allowed: readonly string[], issues: readonly Inpu
   });
 }
 
-function refuseUnknown(tool: string, args: unknown, schema: JsonSchema): void {
+function refuseUnknown(
+  tool: string,
+  args: unknown,
+  schema: JsonSchema,
+  alsoAllowed: readonly string[],
+): void {
   const unknown = findUnknownArguments(schema, args);
   if (unknown.length === 0) return;
-  const first = unknown[0]!;
+  const found = unknown[0]!;
+  const first = found.path.includes('.') ? found : { ...found, allowed: [...found.allowed, ...alsoAllowed] };
   throw new ToolError({
     code: 'unknown_arguments',
     message: `${tool} does not accept ${unknown.map((u) => `"${u.path}"`).join(', ')}.`,
@@ -92,9 +101,9 @@ export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020)
     return {
       jsonSchema,
       allowed,
-      async parse(args) {
+      async parse(args, alsoAllowed = []) {
         const value = structuredClone(asObject(args));
-        refuseUnknown(tool, value, jsonSchema);
+        refuseUnknown(tool, value, jsonSchema, alsoAllowed);
         if (validate(value)) return value as T;
         const issues = (validate.errors ?? []).map((e) => ({
           path: e.instancePath.slice(1).replaceAll('/', '.'),
@@ -108,9 +117,9 @@ export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020)
   return {
     jsonSchema,
     allowed,
-    async parse(args) {
+    async parse(args, alsoAllowed = []) {
       const value = asObject(args);
-      refuseUnknown(tool, value, jsonSchema);
+      refuseUnknown(tool, value, jsonSchema, alsoAllowed);
       const result = await standard.validate(value);
       if (!result.issues) return result.value;
       throw invalid(

@@ -7,16 +7,16 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from '../context.js';
 import type { GatehouseServer } from '../server.js';
+import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
+import { reportTo } from './report.js';
 
-/** JSON-RPC error codes for gate refusals where there is no HTTP status to carry them (stdio). */
-export const GATE_RPC_CODES = Object.freeze({ 401: -32001, 403: -32003, 503: -32005 });
+// Shared with the SDK v1 adapter, which must not load SDK v2: they live in SDK-free files.
+export { GATE_RPC_CODES } from './refusal.js';
+export { reportTo } from './report.js';
 
 /** A gate refusal as a JSON-RPC error (stdio); carries the retry hint for 503. */
 export function gateProtocolError(refusal: GateRefusal): ProtocolError {
-  return new ProtocolError(GATE_RPC_CODES[refusal.status], refusal.reason, {
-    status: refusal.status,
-    ...(refusal.retryAfterSeconds !== undefined ? { retry_after_seconds: refusal.retryAfterSeconds } : {}),
-  });
+  return new ProtocolError(GATE_RPC_CODES[refusal.status], refusal.reason, gateErrorData(refusal));
 }
 
 /** The JSON-RPC error for an unexpected failure: the cause goes to `onerror`, never to the client. */
@@ -70,13 +70,4 @@ export function sdkServer<TRight extends string>(
     }),
   );
   return sdk;
-}
-
-/** Hands an unexpected error to a reporting callback; a throwing callback changes nothing. */
-export function reportTo(onerror: ((error: Error) => void) | undefined, error: unknown): void {
-  try {
-    onerror?.(error instanceof Error ? error : new Error(String(error)));
-  } catch {
-    // reporting only
-  }
 }

@@ -20,7 +20,7 @@ export interface ReplayStore {
   begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin>;
   /** Stores the presented result (one-time fields already removed) for the window. */
   complete(key: string, result: JsonObject, windowMs: number, now: number): Promise<void>;
-  /** Forgets a started key whose call failed, so a retry may run. */
+  /** Forgets a started key whose call failed, so a retry may run. A completed result is never released. */
   release(key: string): Promise<void>;
 }
 
@@ -51,6 +51,6 @@ export class MemoryReplayStore implements ReplayStore {
   }
 
   async release(key: string): Promise<void> {
-    this.#entries.delete(key);
+    if (this.#entries.get(key, Number.NEGATIVE_INFINITY)?.state === 'running') this.#entries.delete(key);
   }
 }

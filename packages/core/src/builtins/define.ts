@@ -1,0 +1,61 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { EFFECT_TRAITS, type Effect, type EffectAnnotations } from '../effects.js';
+import { toolOutputSchema } from '../envelope.js';
+import type { JsonObject, JsonSchema } from '../json.js';
+import type { ToolCall } from '../pipeline/guard.js';
+import { checkDefinition, definitionRules } from '../schema/checks.js';
+import { compileInput } from '../schema/compileInput.js';
+import { jsonSchema } from '../schema/jsonSchemaInput.js';
+import type { ToolDefinition } from '../tool.js';
+
+/** The spec of a tool Gatehouse itself serves (confirm_action, reject_action, list_recent_changes). */
+export interface BuiltInSpec<TRight extends string, TServices> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly effect: Effect;
+  /** Overrides the effect table's hints where a built-in acts for several classes. */
+  readonly annotations?: EffectAnnotations;
+  readonly input: JsonSchema;
+  readonly resultSchema: JsonSchema;
+  readonly auditsItself?: boolean;
+  readonly handle: (call: ToolCall) => Promise<JsonObject>;
+}
+
+const rules = definitionRules({});
+
+/** Builds a built-in tool definition: same checks and envelope as host tools, reserved name allowed. */
+export function builtInTool<TRight extends string, TServices>(
+  ajv: Ajv2020,
+  spec: BuiltInSpec<TRight, TServices>,
+): ToolDefinition<TRight, TServices> {
+  const input = compileInput<JsonObject>(spec.name, jsonSchema<JsonObject>(spec.input), ajv);
+  checkDefinition(spec, input.jsonSchema, rules, { builtIn: true });
+  const annotations = spec.annotations ?? EFFECT_TRAITS[spec.effect].annotations;
+  return Object.freeze({
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    effect: spec.effect,
+    requires: [],
+    annotations,
+    guards: [],
+    listing: Object.freeze({
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: input.jsonSchema,
+      outputSchema: toolOutputSchema(spec.resultSchema, false),
+      annotations: Object.freeze({ title: spec.title, ...annotations }),
+    }),
+    runtime: Object.freeze({
+      input,
+      presenter: { outputSchema: spec.resultSchema, present: (value: unknown) => value as JsonObject },
+      run: undefined,
+      handle: spec.handle,
+      prepare: undefined,
+      auditsItself: spec.auditsItself ?? false,
+    }),
+    forReplay: (data: JsonObject) => data,
+  });
+}

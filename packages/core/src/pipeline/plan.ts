@@ -1,0 +1,115 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { ConfigurationError, ToolError } from '../errors.js';
+import type { Json, JsonObject, JsonSchema } from '../json.js';
+import type { ToolDefinition, ToolListing } from '../tool.js';
+import type { Guard } from './guard.js';
+
+interface PlannedArgument {
+  readonly required: boolean;
+  readonly validate: (value: unknown) => boolean;
+}
+
+/** A tool as one server runs it, computed once when the server is built. */
+export interface ToolPlan<TRight extends string, TServices> {
+  readonly tool: ToolDefinition<TRight, TServices>;
+  /** Server guards for the tool's effect, then the tool's own; only those with `handle`. */
+  readonly chain: readonly Guard[];
+  /** The tool's listing with guard-owned arguments merged into its input schema. */
+  readonly listing: ToolListing;
+  readonly guardArguments: ReadonlyMap<string, PlannedArgument>;
+}
+
+function mergeSchema(
+  own: JsonSchema,
+  extra: ReadonlyMap<string, { schema: JsonSchema; required: boolean }>,
+): JsonSchema {
+  if (extra.size === 0) return own;
+  const properties = { ...(own.properties as JsonObject | undefined) };
+  const required = [...((own.required as string[] | undefined) ?? [])];
+  for (const [name, argument] of extra) {
+    properties[name] = argument.schema as JsonObject;
+    if (argument.required) required.push(name);
+  }
+  return Object.freeze({ ...own, properties, ...(required.length > 0 ? { required } : {}) });
+}
+
+/** Plans a tool for a server: its guard chain, guard-owned arguments and advertised listing. */
+export function planTool<TRight extends string, TServices>(
+  tool: ToolDefinition<TRight, TServices>,
+  serverGuards: readonly Guard[],
+  ajv: Ajv2020,
+): ToolPlan<TRight, TServices> {
+  const guards = [
+    ...serverGuards.filter((g) => !g.effects || g.effects.includes(tool.effect)),
+    ...tool.guards,
+  ];
+  const own = new Set(Object.keys((tool.listing.inputSchema.properties as JsonObject | undefined) ?? {}));
+  const extra = new Map<string, { schema: JsonSchema; required: boolean; guard: string }>();
+  for (const guard of guards) {
+    for (const [name, argument] of Object.entries(guard.arguments ?? {})) {
+      const clash = own.has(name) ? 'the tool' : extra.get(name)?.guard;
+      if (clash) {
+        throw new ConfigurationError(
+          `Tool ${tool.name}: guard ${guard.name} adds argument "${name}", which ${clash} already has.`,
+        );
+      }
+      extra.set(name, { schema: argument.schema, required: argument.required ?? false, guard: guard.name });
+    }
+  }
+  const guardArguments = new Map(
+    [...extra].map(([name, a]) => [name, { required: a.required, validate: ajv.compile(a.schema) }] as const),
+  );
+  const listing = Object.freeze({
+    ...tool.listing,
+    inputSchema: mergeSchema(tool.listing.inputSchema, extra),
+  });
+  return Object.freeze({
+    tool,
+    chain: Object.freeze(guards.filter((g) => g.handle)),
+    listing,
+    guardArguments,
+  });
+}
+
+/** Arguments split into the tool's own (validated) and the guards' (validated). */
+export interface ReadArguments {
+  readonly input: unknown;
+  readonly own: JsonObject;
+  readonly guardArguments: { readonly [name: string]: Json };
+}
+
+const isPlainObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Splits and validates arguments (I14): guard-owned first, then the tool's own schema. */
+export async function readArguments<TRight extends string, TServices>(
+  plan: ToolPlan<TRight, TServices>,
+  args: unknown,
+): Promise<ReadArguments> {
+  const { tool, guardArguments } = plan;
+  if (guardArguments.size === 0 || !isPlainObject(args)) {
+    const own = isPlainObject(args) ? args : {};
+    return { input: await tool.runtime.input.parse(args), own, guardArguments: {} };
+  }
+  const own: Record<string, Json> = {};
+  const taken: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(args)) (guardArguments.has(key) ? taken : own)[key] = value;
+  const issues: { path: string; message: string }[] = [];
+  for (const [name, argument] of guardArguments) {
+    if (!(name in taken)) {
+      if (argument.required) issues.push({ path: name, message: 'is required' });
+    } else if (!argument.validate(taken[name])) {
+      issues.push({ path: name, message: 'does not match its schema (see tools/list)' });
+    }
+  }
+  if (issues.length > 0) {
+    throw new ToolError({
+      code: 'invalid_arguments',
+      message: `Arguments for ${tool.name} are invalid: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
+      fix: `Send arguments that match the input schema of ${tool.name} (see tools/list).`,
+      details: { issues },
+    });
+  }
+  const input = await tool.runtime.input.parse(own, [...guardArguments.keys()]);
+  return { input, own, guardArguments: taken };
+}

@@ -1,0 +1,56 @@
+import type { GateRefusal } from '../context.js';
+import type { JsonObject } from '../json.js';
+
+/** JSON-RPC error codes for gate refusals where there is no HTTP status to carry them (stdio). */
+export const GATE_RPC_CODES = Object.freeze({ 401: -32001, 403: -32003, 503: -32005 });
+
+/** The JSON-RPC code and message of an unexpected failure; the cause is never named. */
+export const INTERNAL_RPC_ERROR = Object.freeze({ code: -32603, message: 'Internal error' });
+
+/** The `data` of a refusal's JSON-RPC error: the HTTP status and, for 503, the retry hint. */
+export function gateErrorData(refusal: GateRefusal): JsonObject {
+  return {
+    status: refusal.status,
+    ...(refusal.retryAfterSeconds !== undefined ? { retry_after_seconds: refusal.retryAfterSeconds } : {}),
+  };
+}
+
+/** A gate refusal as an HTTP answer, independent of any HTTP library or SDK. */
+export interface RenderedRefusal {
+  readonly status: GateRefusal['status'];
+  /** Lower-case header names: `content-type`, `retry-after` on 503, `www-authenticate` on 401. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** A JSON-RPC error body with `id: null`. */
+  readonly body: string;
+}
+
+/**
+ * Renders a gate refusal: a JSON-RPC error body (code from {@link GATE_RPC_CODES},
+ * the refusal's reason, {@link gateErrorData}), `Retry-After` on 503 (default
+ * 60 s) and a Bearer challenge on 401, with `resource_metadata` when given.
+ * Every HTTP adapter answers refusals through this one function.
+ */
+export function renderRefusal(
+  refusal: GateRefusal,
+  options: { readonly resourceMetadataUrl?: string | undefined } = {},
+): RenderedRefusal {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (refusal.status === 503) headers['retry-after'] = String(refusal.retryAfterSeconds ?? 60);
+  if (refusal.status === 401) {
+    const metadata = options.resourceMetadataUrl
+      ? `, resource_metadata="${options.resourceMetadataUrl}"`
+      : '';
+    headers['www-authenticate'] = `Bearer realm="mcp", error="invalid_token"${metadata}`;
+  }
+  const error = {
+    code: GATE_RPC_CODES[refusal.status],
+    message: refusal.reason,
+    data: gateErrorData(refusal),
+  };
+  return { status: refusal.status, headers, body: JSON.stringify({ jsonrpc: '2.0', id: null, error }) };
+}
+
+/** The body of a bare HTTP 500: a JSON-RPC internal error that names no cause. */
+export function internalErrorBody(): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { ...INTERNAL_RPC_ERROR } });
+}

@@ -1,0 +1,41 @@
+import type { GateRefusal } from '../context.js';
+import type { JsonObject } from '../json.js';
+import { GATE_RPC_CODES, gateErrorData, INTERNAL_RPC_ERROR } from './refusal.js';
+
+/** Where the gate middleware puts the connection in `AuthInfo.extra` (the same key as SDK v2 serving). */
+export const CONNECTION_KEY = 'gatehouse.connection';
+
+const RPC_ERROR = Symbol.for('gatehouse.V1RpcError');
+
+/**
+ * A JSON-RPC error an SDK v1 handler throws on purpose. The SDK sends a
+ * thrown error's `code`, `message` and `data` as they are, so the message is
+ * the bare text (the SDK's own `McpError` prefixes it with its code).
+ */
+export class V1RpcError extends Error {
+  readonly [RPC_ERROR] = true;
+
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: JsonObject,
+  ) {
+    super(message);
+    this.name = 'V1RpcError';
+  }
+
+  /** Brand check that survives the package being loaded twice. */
+  static is(value: unknown): value is V1RpcError {
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RPC_ERROR] === true
+    );
+  }
+}
+
+/** A gate refusal as a JSON-RPC error (stdio, or a request without a connection). */
+export const gateRpcError = (refusal: GateRefusal): V1RpcError =>
+  new V1RpcError(GATE_RPC_CODES[refusal.status], refusal.reason, gateErrorData(refusal));
+
+/** The JSON-RPC error for an unexpected failure: the cause goes to `onerror`, never to the client. */
+export const internalRpcError = (): V1RpcError =>
+  new V1RpcError(INTERNAL_RPC_ERROR.code, INTERNAL_RPC_ERROR.message);

@@ -1,0 +1,133 @@
+import type { AuditQuery, AuditRow, AuditStore } from '@gatehouse/core';
+import type { SqliteDatabase } from './database.js';
+import { assertSchema } from './internal/schemaVersion.js';
+
+interface AuditRecord {
+  readonly id: string;
+  readonly at: number;
+  readonly channel: string;
+  readonly tenant_id: string | null;
+  readonly connection_id: string | null;
+  readonly client_name: string | null;
+  readonly actor_id: string | null;
+  readonly action: string;
+  readonly outcome: AuditRow['outcome'];
+  readonly object_ids: string;
+  readonly note: string | null;
+}
+
+const toRecord = (row: AuditRow): AuditRecord => ({
+  id: row.id,
+  at: row.at,
+  channel: row.channel,
+  tenant_id: row.tenantId,
+  connection_id: row.connectionId,
+  client_name: row.clientName,
+  actor_id: row.actorId,
+  action: row.action,
+  outcome: row.outcome,
+  object_ids: JSON.stringify(row.objectIds),
+  note: row.note,
+});
+
+const toRow = (record: AuditRecord): AuditRow =>
+  Object.freeze({
+    id: record.id,
+    at: record.at,
+    channel: record.channel,
+    tenantId: record.tenant_id,
+    connectionId: record.connection_id,
+    clientName: record.client_name,
+    actorId: record.actor_id,
+    action: record.action,
+    outcome: record.outcome,
+    objectIds: Object.freeze(JSON.parse(record.object_ids) as string[]),
+    note: record.note,
+  });
+
+interface ListParams {
+  readonly tenant: string | null;
+  readonly connection: string | null;
+  readonly before: string | null;
+  readonly limit: number;
+}
+
+const prepareInsert = (db: SqliteDatabase) =>
+  db.prepare<AuditRecord>(
+    `INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connection_id, client_name, actor_id,
+       action, outcome, object_ids, note)
+     VALUES (@id, @at, @channel, @tenant_id, @connection_id, @client_name, @actor_id, @action,
+       @outcome, @object_ids, @note)
+     ON CONFLICT DO NOTHING`,
+  );
+
+type ListStatement = ReturnType<typeof prepareList>;
+
+/** One statement per filter shape, so each uses its index (`tenant_id, id` or `connection_id, id`). */
+function prepareList(db: SqliteDatabase, query: AuditQuery) {
+  const where: string[] = [];
+  if (query.tenantId !== undefined) where.push('tenant_id = @tenant');
+  if (query.connectionId !== undefined) where.push('connection_id = @connection');
+  if (query.before !== undefined) where.push('id < @before');
+  const clause = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
+  return db.prepare<ListParams, AuditRecord>(
+    `SELECT * FROM gatehouse_audit ${clause} ORDER BY id DESC LIMIT @limit`,
+  );
+}
+
+/**
+ * An {@link AuditStore} in `gatehouse_audit` (I15): append-only, listed newest
+ * first by id (ids must sort by time; ULIDs do), filtered by tenant and
+ * connection, paged with the `before` cursor. `append` refuses a second row
+ * with the same id. `appendSync` runs inside the host's `db.transaction`, so
+ * the audit row commits with the write it records. Rows are kept until the
+ * host deletes them (retention is the host's policy).
+ *
+ * @example
+ * const audit = new SqliteAuditStore(db);
+ */
+export class SqliteAuditStore implements AuditStore {
+  readonly #db: SqliteDatabase;
+  readonly #insert: ReturnType<typeof prepareInsert>;
+  readonly #lists = new Map<string, ListStatement>();
+
+  constructor(db: SqliteDatabase) {
+    assertSchema(db, 'SqliteAuditStore');
+    this.#db = db;
+    this.#insert = prepareInsert(db);
+  }
+
+  /** Synchronous {@link AuditStore.append}; throws on a duplicate id. */
+  appendSync(row: AuditRow): void {
+    if (this.#insert.run(toRecord(row)).changes !== 1) {
+      throw new Error('An audit row with this id already exists.');
+    }
+  }
+
+  /** Synchronous {@link AuditStore.list}: newest first, at most `limit` rows. */
+  listSync(query: AuditQuery): readonly AuditRow[] {
+    const limit = Math.floor(query.limit);
+    if (!(limit > 0)) return [];
+    const shape = `${query.tenantId !== undefined}:${query.connectionId !== undefined}:${query.before !== undefined}`;
+    let statement = this.#lists.get(shape);
+    if (!statement) {
+      statement = prepareList(this.#db, query);
+      this.#lists.set(shape, statement);
+    }
+    const records = statement.all({
+      tenant: query.tenantId ?? null,
+      connection: query.connectionId ?? null,
+      before: query.before ?? null,
+      limit,
+    });
+    return records.map(toRow);
+  }
+
+  async append(row: AuditRow): Promise<void> {
+    this.appendSync(row);
+  }
+
+  async list(query: AuditQuery): Promise<readonly AuditRow[]> {
+    return this.listSync(query);
+  }
+}

@@ -1,0 +1,67 @@
+import { SqliteAuditStore } from './auditStore.js';
+import { SqliteCredentialStore } from './credentialStore.js';
+import type { SqliteDatabase } from './database.js';
+import { duration, sweepBatch } from './internal/options.js';
+import { migrateGatehouseSchema } from './migrations.js';
+import { SqlitePendingActionStore, type SqlitePendingActionStoreOptions } from './pendingActionStore.js';
+import { SqliteRateBucketStore } from './rateBucketStore.js';
+import { SqliteReplayStore } from './replayStore.js';
+import { SqliteSwitchStore } from './switchStore.js';
+
+/** Options of {@link createSqliteStores}. */
+export interface SqliteStoresOptions extends SqlitePendingActionStoreOptions {}
+
+/** How many rows {@link SqliteStores.purgeExpired} deleted, per table. */
+export interface PurgeCounts {
+  readonly replay: number;
+  readonly pendingActions: number;
+  readonly rateBuckets: number;
+}
+
+/** The six SQLite stores over one database, plus a purge of everything expired. */
+export interface SqliteStores {
+  readonly replay: SqliteReplayStore;
+  readonly pendingActions: SqlitePendingActionStore;
+  readonly audit: SqliteAuditStore;
+  readonly switches: SqliteSwitchStore;
+  readonly rateBuckets: SqliteRateBucketStore;
+  readonly credentials: SqliteCredentialStore;
+  /**
+   * Deletes expired replay records and rate buckets, and pending actions
+   * expired longer than `expiredRetentionMs` before `now`. Writes already sweep
+   * a few rows each; call this from a timer or a CLI for a full clean-up.
+   */
+  purgeExpired(now: number): PurgeCounts;
+}
+
+/**
+ * Migrates the schema (idempotent) and builds all six stores on `db`, the
+ * product's own database, so writes, audit rows and replay records can commit
+ * in one transaction. Refuses bad options (ConfigurationError) before touching
+ * the database.
+ *
+ * @example
+ * const stores = createSqliteStores(openDatabase('app.db'));
+ */
+export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOptions = {}): SqliteStores {
+  const name = 'createSqliteStores';
+  const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
+  const sweep = { sweepBatch: sweepBatch(name, options.sweepBatch) };
+  migrateGatehouseSchema(db);
+  const pendingActions = new SqlitePendingActionStore(db, { ...sweep, expiredRetentionMs: retentionMs });
+  const replay = new SqliteReplayStore(db, sweep);
+  const rateBuckets = new SqliteRateBucketStore(db, sweep);
+  return Object.freeze({
+    replay,
+    pendingActions,
+    audit: new SqliteAuditStore(db),
+    switches: new SqliteSwitchStore(db),
+    rateBuckets,
+    credentials: new SqliteCredentialStore(db),
+    purgeExpired: (now: number): PurgeCounts => ({
+      replay: replay.purgeExpired(now),
+      pendingActions: pendingActions.purgeSync(now - retentionMs),
+      rateBuckets: rateBuckets.purgeExpired(now),
+    }),
+  });
+}

@@ -1,0 +1,117 @@
+import type { CredentialRecord, CredentialStore } from '@gatehouse/core';
+import type { SqliteDatabase } from './database.js';
+import { assertSchema } from './internal/schemaVersion.js';
+
+interface CredentialRow {
+  readonly id: string;
+  readonly token_hash: string;
+  readonly tenant_ids: string;
+  readonly creator_id: string;
+  readonly rights: string;
+  readonly client_label: string;
+  readonly created_at: number;
+  readonly expires_at: number | null;
+  readonly revoked_at: number | null;
+}
+
+const toRow = (record: CredentialRecord): CredentialRow => ({
+  id: record.id,
+  token_hash: record.tokenHash,
+  tenant_ids: JSON.stringify(record.tenantIds),
+  creator_id: record.creatorId,
+  rights: JSON.stringify(record.rights),
+  client_label: record.clientLabel,
+  created_at: record.createdAt,
+  expires_at: record.expiresAt,
+  revoked_at: record.revokedAt,
+});
+
+const toRecord = (row: CredentialRow): CredentialRecord =>
+  Object.freeze({
+    id: row.id,
+    tokenHash: row.token_hash,
+    tenantIds: Object.freeze(JSON.parse(row.tenant_ids) as string[]),
+    creatorId: row.creator_id,
+    rights: Object.freeze(JSON.parse(row.rights) as string[]),
+    clientLabel: row.client_label,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  });
+
+function prepareCredentials(db: SqliteDatabase) {
+  return {
+    insert: db.prepare<CredentialRow>(
+      `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
+         created_at, expires_at, revoked_at)
+       VALUES (@id, @token_hash, @tenant_ids, @creator_id, @rights, @client_label, @created_at,
+         @expires_at, @revoked_at)
+       ON CONFLICT DO NOTHING`,
+    ),
+    byHash: db.prepare<[string], CredentialRow>('SELECT * FROM gatehouse_credentials WHERE token_hash = ?'),
+    byId: db.prepare<[string], CredentialRow>('SELECT * FROM gatehouse_credentials WHERE id = ?'),
+    revoke: db.prepare<[number, string]>(
+      'UPDATE gatehouse_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+    ),
+  };
+}
+
+/**
+ * A {@link CredentialStore} in `gatehouse_credentials` (I4, I5): only token
+ * hashes are stored. `insert` refuses a second credential with the same id or
+ * token hash; `revoke` is one compare-and-set `UPDATE … WHERE revoked_at IS
+ * NULL`, so exactly one revocation reports a change and its time is the one
+ * kept. Expired and revoked credentials stay readable (the gate refuses them;
+ * the admin page shows them).
+ *
+ * @example
+ * const credentials = new SqliteCredentialStore(db);
+ */
+export class SqliteCredentialStore implements CredentialStore {
+  readonly #sql: ReturnType<typeof prepareCredentials>;
+
+  constructor(db: SqliteDatabase) {
+    assertSchema(db, 'SqliteCredentialStore');
+    this.#sql = prepareCredentials(db);
+  }
+
+  /** Synchronous {@link CredentialStore.insert}; throws on a duplicate id or token hash. */
+  insertSync(record: CredentialRecord): void {
+    if (this.#sql.insert.run(toRow(record)).changes !== 1) {
+      throw new Error('A credential with this id or token already exists.');
+    }
+  }
+
+  /** Synchronous {@link CredentialStore.findByTokenHash}. */
+  findByTokenHashSync(tokenHash: string): CredentialRecord | undefined {
+    const row = this.#sql.byHash.get(tokenHash);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Synchronous {@link CredentialStore.findById}. */
+  findByIdSync(id: string): CredentialRecord | undefined {
+    const row = this.#sql.byId.get(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Synchronous {@link CredentialStore.revoke}: true only for the call that revoked it. */
+  revokeSync(id: string, at: number): boolean {
+    return this.#sql.revoke.run(at, id).changes === 1;
+  }
+
+  async insert(record: CredentialRecord): Promise<void> {
+    this.insertSync(record);
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined> {
+    return this.findByTokenHashSync(tokenHash);
+  }
+
+  async findById(id: string): Promise<CredentialRecord | undefined> {
+    return this.findByIdSync(id);
+  }
+
+  async revoke(id: string, at: number): Promise<boolean> {
+    return this.revokeSync(id, at);
+  }
+}

@@ -1,0 +1,16 @@
+export { SqliteAuditStore } from './auditStore.js';
+export type { PurgeCounts, SqliteStores, SqliteStoresOptions } from './createSqliteStores.js';
+export { createSqliteStores } from './createSqliteStores.js';
+export { SqliteCredentialStore } from './credentialStore.js';
+export type { DatabaseOptions, SqliteDatabase } from './database.js';
+export { configureDatabase, openDatabase } from './database.js';
+export type { SweepOptions } from './internal/options.js';
+export type { MigrationReport } from './migrations.js';
+export { GATEHOUSE_SCHEMA_VERSION, migrateGatehouseSchema } from './migrations.js';
+export type { SqlitePendingActionStoreOptions } from './pendingActionStore.js';
+export { SqlitePendingActionStore } from './pendingActionStore.js';
+export type { SqliteRateBucketStoreOptions } from './rateBucketStore.js';
+export { SqliteRateBucketStore } from './rateBucketStore.js';
+export type { SqliteReplayStoreOptions } from './replayStore.js';
+export { SqliteReplayStore } from './replayStore.js';
+export { SqliteSwitchStore } from './switchStore.js';

@@ -1,0 +1,84 @@
+/** One schema step. Versions are dense and never edited once released; add a new one instead. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const PENDING_STATUSES = "'pending', 'approved', 'claimed', 'executed', 'rejected', 'superseded', 'failed'";
+
+/** Every migration, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'guard stores',
+    sql: `
+CREATE TABLE gatehouse_replay (
+  key TEXT PRIMARY KEY,
+  state TEXT NOT NULL CHECK (state IN ('running', 'completed')),
+  arguments_digest TEXT NOT NULL,
+  result TEXT,
+  expires_at INTEGER NOT NULL,
+  CHECK ((state = 'completed') = (result IS NOT NULL))
+);
+CREATE INDEX gatehouse_replay_expires_at ON gatehouse_replay (expires_at);
+
+CREATE TABLE gatehouse_pending_actions (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  connection_id TEXT NOT NULL,
+  tenant_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  arguments TEXT NOT NULL,
+  arguments_digest TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN (${PENDING_STATUSES}))
+);
+CREATE INDEX gatehouse_pending_actions_expires_at ON gatehouse_pending_actions (expires_at);
+
+CREATE TABLE gatehouse_audit (
+  id TEXT PRIMARY KEY,
+  at INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  tenant_id TEXT,
+  connection_id TEXT,
+  client_name TEXT,
+  actor_id TEXT,
+  action TEXT NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'refused', 'failed', 'violation')),
+  object_ids TEXT NOT NULL,
+  note TEXT
+);
+CREATE INDEX gatehouse_audit_tenant ON gatehouse_audit (tenant_id, id);
+CREATE INDEX gatehouse_audit_connection ON gatehouse_audit (connection_id, id);
+
+CREATE TABLE gatehouse_switches (
+  key TEXT PRIMARY KEY,
+  is_on INTEGER NOT NULL CHECK (is_on IN (0, 1))
+);
+
+CREATE TABLE gatehouse_rate_buckets (
+  key TEXT PRIMARY KEY,
+  tokens REAL NOT NULL,
+  at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX gatehouse_rate_buckets_expires_at ON gatehouse_rate_buckets (expires_at);
+
+CREATE TABLE gatehouse_credentials (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  tenant_ids TEXT NOT NULL,
+  creator_id TEXT NOT NULL,
+  rights TEXT NOT NULL,
+  client_label TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  revoked_at INTEGER
+);
+`,
+  },
+];

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { createSqliteStores, openDatabase, type SqliteStores } from '../src/index.js';
+import { type TempDatabase, tempDatabase } from './fixtures/tempDatabase.js';
+
+/** Two stores on two connections to one file, as two replicas would hold them. */
+const twoConnections = async (
+  fn: (a: SqliteStores, b: SqliteStores, temp: TempDatabase) => Promise<void>,
+) => {
+  const temp = tempDatabase();
+  try {
+    await fn(createSqliteStores(temp.open()), createSqliteStores(temp.open()), temp);
+  } finally {
+    temp.dispose();
+  }
+};
+
+const action = {
+  id: 'pa1',
+  tokenHash: 'h1',
+  connectionId: 'c1',
+  tenantId: 't1',
+  tool: 'notify_customer',
+  arguments: {},
+  argumentsDigest: 'ad',
+  contentHash: 'ch',
+  summary: 's',
+  createdAt: 0,
+  expiresAt: 60_000,
+  status: 'pending',
+} as const;
+
+describe('createSqliteStores on two connections to one file', () => {
+  it('lets only one connection start a key, and shows the other its result', async () => {
+    await twoConnections(async (a, b) => {
+      const calls = Array.from({ length: 200 }, (_, i) =>
+        (i % 2 === 0 ? a : b).replay.begin('k', 'd', 5_000, 0),
+      );
+      const answers = await Promise.all(calls);
+      expect(answers.filter((x) => x.state === 'started')).toHaveLength(1);
+      await a.replay.complete('k', { id: 'b1' }, 60_000, 1);
+      expect(await b.replay.begin('k', 'd', 5_000, 2)).toMatchObject({
+        state: 'completed',
+        result: { id: 'b1' },
+      });
+    });
+  });
+
+  it('lets only one connection claim a pending action', async () => {
+    await twoConnections(async (a, b) => {
+      await a.pendingActions.insert(action);
+      await expect(b.pendingActions.insert(action)).rejects.toThrow(/already exists/);
+      const claims = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 ? a : b).pendingActions.transition('pa1', ['pending'], 'claimed'),
+        ),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+    });
+  });
+
+  it('shares one rate bucket, switch and revocation between connections', async () => {
+    await twoConnections(async (a, b) => {
+      const limit = { capacity: 3, refillPerSecond: 1 };
+      const takes = [a, b, a, b, a].map((s) => s.rateBuckets.takeSync('c1:write', limit, 0).ok);
+      expect(takes).toEqual([true, true, true, false, false]);
+      expect(a.switches.setSync('global', true)).toBeUndefined();
+      expect(b.switches.setSync('global', false)).toBe(true);
+      b.credentials.insertSync({
+        id: 'cr1',
+        tokenHash: 'th',
+        tenantIds: ['t1'],
+        creatorId: 'p1',
+        rights: [],
+        clientLabel: 'cli',
+        createdAt: 0,
+        expiresAt: null,
+        revokedAt: null,
+      });
+      expect(a.credentials.revokeSync('cr1', 5)).toBe(true);
+      expect(b.credentials.revokeSync('cr1', 6)).toBe(false);
+    });
+  });
+
+  it('fails closed, answering nothing, while another connection holds the write lock too long', async () => {
+    await twoConnections(async (a, _b, temp) => {
+      const impatient = openDatabase(temp.file, { busyTimeoutMs: 50 });
+      try {
+        const stores = createSqliteStores(impatient);
+        const holder = temp.open();
+        holder.exec('BEGIN IMMEDIATE');
+        await expect(stores.replay.begin('k', 'd', 5_000, 0)).rejects.toThrow(/locked|busy/i);
+        await expect(stores.pendingActions.transition('pa1', ['pending'], 'claimed')).rejects.toThrow(
+          /locked|busy/i,
+        );
+        await expect(stores.rateBuckets.take('k', { capacity: 1, refillPerSecond: 1 }, 0)).rejects.toThrow(
+          /locked|busy/i,
+        );
+        holder.exec('ROLLBACK');
+        expect((await stores.replay.begin('k', 'd', 5_000, 0)).state).toBe('started');
+        expect((await a.replay.begin('k', 'd', 5_000, 0)).state).toBe('running');
+      } finally {
+        impatient.close();
+      }
+    });
+  });
+});

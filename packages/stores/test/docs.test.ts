@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import * as stores from '../src/index.js';
+
+const read = (path: string): string => readFileSync(new URL(path, import.meta.url), 'utf8');
+const doc = read('../../../docs/stores.md');
+
+/** The fenced blocks of one language in the page. */
+const blocks = (lang: string): string[] =>
+  [...doc.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '');
+
+/** Lines without their indentation, so an indented excerpt matches its source. */
+const unindent = (text: string): string =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .join('\n')
+    .trim();
+
+const sources = [
+  './examples/setup.ts',
+  './examples/crashSafeWrite.ts',
+  './fixtures/tempDatabase.ts',
+  './contract.test.ts',
+].map((path) => unindent(read(path)));
+
+describe('docs/stores.md', () => {
+  it('shows only TypeScript that is copied from compiled, tested files', () => {
+    const snippets = blocks('ts');
+    expect(snippets.length).toBeGreaterThanOrEqual(4);
+    for (const snippet of snippets) {
+      expect(
+        sources.some((source) => source.includes(unindent(snippet))),
+        snippet,
+      ).toBe(true);
+    }
+  });
+
+  it('shows the schema exactly as the migrations create it', () => {
+    const db = new Database(':memory:');
+    stores.migrateGatehouseSchema(db);
+    const actual = db
+      .prepare<[], { sql: string }>('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL')
+      .all()
+      .map((r) => r.sql.trim());
+    db.close();
+    const documented = blocks('sql')
+      .join('\n')
+      .split(';')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    expect(documented.sort()).toEqual(actual.sort());
+  });
+
+  it('names every export of the package', () => {
+    for (const name of Object.keys(stores)) expect(doc, name).toContain(`\`${name}`);
+  });
+});

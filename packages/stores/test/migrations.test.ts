@@ -1,0 +1,118 @@
+import { ConfigurationError } from '@gatehouse/core';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import {
+  configureDatabase,
+  GATEHOUSE_SCHEMA_VERSION,
+  migrateGatehouseSchema,
+  openDatabase,
+  SqliteAuditStore,
+  SqliteReplayStore,
+} from '../src/index.js';
+import { tempDatabase } from './fixtures/tempDatabase.js';
+
+const tables = (db: Database.Database): string[] =>
+  db
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all()
+    .map((r) => r.name);
+
+describe('migrateGatehouseSchema', () => {
+  it('creates only gatehouse_ tables beside the host’s own, and records the version', () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE bookings (id TEXT PRIMARY KEY)');
+    expect(migrateGatehouseSchema(db, 42)).toEqual({ from: 0, to: GATEHOUSE_SCHEMA_VERSION, applied: [1] });
+    expect(tables(db)).toEqual([
+      'bookings',
+      'gatehouse_audit',
+      'gatehouse_credentials',
+      'gatehouse_migrations',
+      'gatehouse_pending_actions',
+      'gatehouse_rate_buckets',
+      'gatehouse_replay',
+      'gatehouse_switches',
+    ]);
+    expect(db.prepare('SELECT version, name, applied_at FROM gatehouse_migrations').all()).toEqual([
+      { version: 1, name: 'guard stores', applied_at: 42 },
+    ]);
+    db.close();
+  });
+
+  it('applies nothing the second time, from this or another connection', () => {
+    const temp = tempDatabase();
+    try {
+      const report = migrateGatehouseSchema(temp.open());
+      expect(report).toEqual({ from: GATEHOUSE_SCHEMA_VERSION, to: GATEHOUSE_SCHEMA_VERSION, applied: [] });
+      expect(migrateGatehouseSchema(temp.open()).applied).toEqual([]);
+      const rows = temp.open().prepare('SELECT count(*) AS n FROM gatehouse_migrations').get();
+      expect(rows).toEqual({ n: GATEHOUSE_SCHEMA_VERSION });
+    } finally {
+      temp.dispose();
+    }
+  });
+
+  it('refuses a database written by a newer schema, and changes nothing', () => {
+    const db = new Database(':memory:');
+    migrateGatehouseSchema(db);
+    db.prepare('INSERT INTO gatehouse_migrations (version, name, applied_at) VALUES (99, ?, 0)').run(
+      'future',
+    );
+    let error: unknown;
+    try {
+      migrateGatehouseSchema(db);
+    } catch (e) {
+      error = e;
+    }
+    expect(ConfigurationError.is(error)).toBe(true);
+    expect(String(error)).toMatch(/version 99/);
+    expect(() => new SqliteReplayStore(db)).toThrow(/expected 1/);
+    db.close();
+  });
+
+  it('rolls a failed migration back completely, ledger included', () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE gatehouse_replay (x)');
+    expect(() => migrateGatehouseSchema(db)).toThrow(/already exists/);
+    expect(tables(db)).toEqual(['gatehouse_replay']);
+    db.close();
+  });
+});
+
+describe('SqliteReplayStore', () => {
+  it('refuses a database that was never migrated, naming the fix', () => {
+    const db = new Database(':memory:');
+    expect(() => new SqliteReplayStore(db)).toThrow(/Run migrateGatehouseSchema\(db\) first/);
+    expect(() => new SqliteAuditStore(db)).toThrow(ConfigurationError);
+    db.close();
+  });
+});
+
+describe('openDatabase', () => {
+  it('opens a file in WAL mode with a busy timeout and full sync', () => {
+    const temp = tempDatabase();
+    try {
+      const db = openDatabase(temp.file, { busyTimeoutMs: 1_234 });
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(1_234);
+      expect(db.pragma('synchronous', { simple: true })).toBe(2);
+      db.close();
+    } finally {
+      temp.dispose();
+    }
+  });
+
+  it('refuses a bad busy timeout or sync mode', () => {
+    expect(() => openDatabase(':memory:', { busyTimeoutMs: -1 })).toThrow(ConfigurationError);
+    expect(() => openDatabase(':memory:', { busyTimeoutMs: 1.5 })).toThrow(/non-negative integer/);
+  });
+});
+
+describe('configureDatabase', () => {
+  it('configures a handle the host opened, with normal sync on request', () => {
+    const db = configureDatabase(new Database(':memory:'), { synchronous: 'normal' });
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5_000);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    db.close();
+  });
+});

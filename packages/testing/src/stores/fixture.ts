@@ -1,0 +1,52 @@
+import type { TestContext } from 'vitest';
+
+/**
+ * One store under test, as a contract suite's factory returns it. `restart`
+ * and `count` are optional; the tests that need them are reported as skipped
+ * when they are missing, never passed silently.
+ */
+export interface StoreFixture<S> {
+  /** A fresh, empty store. */
+  readonly store: S;
+  /**
+   * Closes the store and opens a new one over the same persistent data (a
+   * process restart); returns the reopened store. Omit it for memory stores.
+   */
+  readonly restart?: () => S | Promise<S>;
+  /** How many records the store physically holds, expired ones included (bounded-growth checks). */
+  readonly count?: () => number | Promise<number>;
+  /** Releases what the fixture opened (database handles, temp files); runs after each test. */
+  readonly close?: () => void | Promise<void>;
+}
+
+/** Builds a fresh {@link StoreFixture} for each test. */
+export type StoreFactory<S> = () => StoreFixture<S> | Promise<StoreFixture<S>>;
+
+/** Opens a fixture and closes it when the test finishes, pass or fail. */
+export async function openFixture<S>(
+  factory: StoreFactory<S>,
+  context: TestContext,
+): Promise<StoreFixture<S>> {
+  const fixture = await factory();
+  context.onTestFinished(async () => {
+    await fixture.close?.();
+  });
+  return fixture;
+}
+
+/** Restarts the fixture, or marks the test skipped when it cannot restart. */
+export async function restarted<S>(fixture: StoreFixture<S>, context: TestContext): Promise<S> {
+  if (!fixture.restart) return context.skip('the fixture offers no restart()');
+  return fixture.restart();
+}
+
+/** Counts the fixture's records, or marks the test skipped when it cannot count. */
+export async function counted<S>(fixture: StoreFixture<S>, context: TestContext): Promise<number> {
+  if (!fixture.count) return context.skip('the fixture offers no count()');
+  return fixture.count();
+}
+
+/** `n` calls of `fn` started together, before any of them is awaited. */
+export function concurrently<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+}

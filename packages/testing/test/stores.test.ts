@@ -1,0 +1,26 @@
+import {
+  MemoryAuditStore,
+  MemoryCredentialStore,
+  MemoryPendingActionStore,
+  MemoryRateBucketStore,
+  MemoryReplayStore,
+  MemorySwitchStore,
+} from '@gatehouse/core';
+import {
+  describeAuditStore,
+  describeCredentialStore,
+  describePendingActionStore,
+  describeRateBucketStore,
+  describeReplayStore,
+  describeSwitchStore,
+} from '../src/index.js';
+
+describeReplayStore('MemoryReplayStore', () => {
+  const store = new MemoryReplayStore();
+  return { store, count: () => store.size };
+});
+describePendingActionStore('MemoryPendingActionStore', () => ({ store: new MemoryPendingActionStore() }));
+describeAuditStore('MemoryAuditStore', () => ({ store: new MemoryAuditStore() }));
+describeSwitchStore('MemorySwitchStore', () => ({ store: new MemorySwitchStore() }));
+describeRateBucketStore('MemoryRateBucketStore', () => ({ store: new MemoryRateBucketStore() }));
+describeCredentialStore('MemoryCredentialStore', () => ({ store: new MemoryCredentialStore() }));
