@@ -9,11 +9,9 @@ import {
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { readBearer } from './serve/bearer.js';
-import { renderRefusal } from './serve/refusal.js';
+import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
-
-const CONNECTION_KEY = 'gatehouse.connection';
 
 /** Options of {@link createHttpHandler}. */
 export interface HttpOptions {

@@ -753,7 +753,7 @@ describe('createHttpHandler', () => {
       expect(error).toBeInstanceOf(SdkHttpError);
       const { status, text } = (error as SdkHttpError).data as { status: number; text: string };
       expect(status).toBe(503);
-      expect(JSON.parse(text)).toMatchObject({ error: { code: -32005, data: { retry_after_seconds: 30 } } });
+      expect(JSON.parse(text)).toMatchObject({ error: { code: -32053, data: { retry_after_seconds: 30 } } });
       expect(app.rows).toHaveLength(2);
       expect(app.services).toEqual([]);
     },
@@ -831,7 +831,7 @@ describe('serveStdio', () => {
       );
 
       expect(error).toBeInstanceOf(ProtocolError);
-      expect((error as ProtocolError).code).toBe(-32005);
+      expect((error as ProtocolError).code).toBe(-32053);
       expect((error as ProtocolError).data).toEqual({ status: 503, retry_after_seconds: 30 });
       expect(app.authCalls).toEqual([]);
       expect(app.rows).toHaveLength(2);
@@ -857,12 +857,12 @@ describe('serveStdio', () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(ProtocolError);
-      expect((error as ProtocolError).code).toBe(-32003);
+      expect((error as ProtocolError).code).toBe(-32043);
       const call = await session.client.callTool({ name: 'add_note', arguments: { text: 'after' } }).then(
         () => undefined,
         (e: unknown) => e,
       );
-      expect((call as ProtocolError).code).toBe(-32003);
+      expect((call as ProtocolError).code).toBe(-32043);
       expect(app.rows.map((r) => r.text)).toEqual(['groceries for t1', 'groceries for t2', 'before']);
       expect(app.authCalls).toHaveLength(3);
     },

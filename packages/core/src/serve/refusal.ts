@@ -2,7 +2,9 @@ import type { GateRefusal } from '../context.js';
 import type { JsonObject } from '../json.js';
 
 /** JSON-RPC error codes for gate refusals where there is no HTTP status to carry them (stdio). */
-export const GATE_RPC_CODES = Object.freeze({ 401: -32001, 403: -32003, 503: -32005 });
+// Server-defined codes (JSON-RPC reserves -32000..-32099): chosen clear of the SDKs' own codes
+// (v1 uses -32000, -32001 request timeout, -32042; v2 uses -32020..-32022).
+export const GATE_RPC_CODES = Object.freeze({ 401: -32041, 403: -32043, 503: -32053 });
 
 /** The JSON-RPC code and message of an unexpected failure; the cause is never named. */
 export const INTERNAL_RPC_ERROR = Object.freeze({ code: -32603, message: 'Internal error' });
@@ -54,3 +56,6 @@ export function renderRefusal(
 export function internalErrorBody(): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { ...INTERNAL_RPC_ERROR } });
 }
+
+/** Where the HTTP gates put the connection in `AuthInfo.extra` (SDK v1 and v2 serving). */
+export const CONNECTION_KEY = 'gatehouse.connection';

@@ -2,8 +2,7 @@ import type { GateRefusal } from '../context.js';
 import type { JsonObject } from '../json.js';
 import { GATE_RPC_CODES, gateErrorData, INTERNAL_RPC_ERROR } from './refusal.js';
 
-/** Where the gate middleware puts the connection in `AuthInfo.extra` (the same key as SDK v2 serving). */
-export const CONNECTION_KEY = 'gatehouse.connection';
+export { CONNECTION_KEY } from './refusal.js';
 
 const RPC_ERROR = Symbol.for('gatehouse.V1RpcError');
 

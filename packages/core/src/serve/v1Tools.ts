@@ -1,0 +1,193 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  type ListToolsRequest,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Connection } from '../context.js';
+import { ConfigurationError } from '../errors.js';
+import type { GatehouseServer } from '../server.js';
+import { reportTo } from './report.js';
+import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
+import { CONNECTION_KEY, gateRpcError, internalRpcError, V1RpcError } from './v1Errors.js';
+
+/** Options of {@link mountGatehouse}. */
+export interface MountOptions {
+  /**
+   * The one credential of a stdio server (e.g. from an environment variable).
+   * Without it, each request's connection comes from `extra.authInfo`, as
+   * set by the gate middleware ({@link createGateMiddleware}).
+   */
+  readonly credential?: { readonly token: string | undefined; readonly tenant?: string | undefined };
+  /**
+   * Receives unexpected errors (a failing authenticator, gate check or
+   * visibility rule; a host tool handler that throws something other than an
+   * `McpError`) and configuration mistakes found at request time. Reporting
+   * only: the client gets a bare JSON-RPC internal error.
+   */
+  readonly onerror?: (error: Error) => void;
+}
+
+type Resolve<TRight extends string> = (extra: V1Extra) => Promise<Connection<TRight>>;
+
+function resolver<TRight extends string>(
+  gatehouse: GatehouseServer<TRight>,
+  options: MountOptions,
+): Resolve<TRight> {
+  const credential = options.credential;
+  if (credential) {
+    const token = credential.token;
+    if (!token)
+      throw new ConfigurationError('mountGatehouse: credential.token is empty (set it in the environment).');
+    return async () => {
+      const gated = await gatehouse.checkGate({ transport: 'stdio' });
+      if (gated) throw gateRpcError(gated);
+      const decision = await gatehouse.authenticate({ token, transportTenant: credential.tenant });
+      if (!decision.ok) throw gateRpcError({ status: decision.status, reason: decision.reason });
+      return decision.connection;
+    };
+  }
+  return async (extra) => {
+    const connection = extra.authInfo?.extra?.[CONNECTION_KEY];
+    if (typeof connection === 'object' && connection !== null) return connection as Connection<TRight>;
+    reportTo(
+      options.onerror,
+      new ConfigurationError(
+        'mountGatehouse: a request arrived without a connection; is the gate middleware mounted?',
+      ),
+    );
+    throw gateRpcError({ status: 401, reason: 'No authenticated connection.' });
+  };
+}
+
+const isMcpServer = (target: Server | McpServer): target is McpServer =>
+  typeof (target as McpServer).registerTool === 'function' &&
+  typeof (target as McpServer).server === 'object';
+
+/**
+ * Mounts Gatehouse's `tools/list` and `tools/call` on an SDK v1 server
+ * (low-level `Server` or `McpServer`) next to the host's own tools,
+ * resources and prompts. Call it right after creating the server, before
+ * registering tools and before `connect()`; a server that already has tool
+ * handlers is refused, since the SDK cannot hand them back.
+ *
+ * Every `tools/list` and `tools/call` resolves the connection afresh (from
+ * `extra.authInfo`, or by running the gate and authenticator on the
+ * configured credential), so rights, switches and tenant are never cached on
+ * a transport session. The list is Gatehouse's visible tools, then the
+ * host's (a host tool named like a visible Gatehouse tool is dropped). A call
+ * goes to the host only for a name the host lists and Gatehouse does not
+ * show this connection; everything else is Gatehouse's (unknown and hidden
+ * names get Gatehouse's reasoned errors). Only `McpError`s and gate refusals
+ * reach the client; anything else thrown becomes a bare internal error.
+ *
+ * @example
+ * const server = new McpServer({ name: 'notes', version: '1.0.0' });
+ * mountGatehouse(server, gatehouse, { credential: { token: process.env.NOTES_TOKEN } });
+ */
+export function mountGatehouse<TRight extends string>(
+  target: Server | McpServer,
+  gatehouse: GatehouseServer<TRight>,
+  options: MountOptions = {},
+): void {
+  const resolve = resolver(gatehouse, options);
+  const sealed = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      // McpError has no brand; the SDK is a peer dependency, so host and adapter share one copy
+      if (V1RpcError.is(error) || error instanceof McpError) throw error;
+      reportTo(options.onerror, error);
+      throw internalRpcError();
+    }
+  };
+  const server = isMcpServer(target) ? target.server : target;
+  const mount: Mount<TRight> = {
+    gatehouse,
+    resolve,
+    onerror: options.onerror,
+    host: {},
+    shadowed: new Set(),
+  };
+  mount.host = captureToolHandlers(server, (set) => {
+    set(ListToolsRequestSchema, (request, extra) => sealed(() => listTools(mount, request, extra)));
+    set(CallToolRequestSchema, (request, extra) => sealed(() => callTool(mount, request, extra)));
+  });
+}
+
+/** One mount: the Gatehouse server, the host's captured handlers, and the clashes reported so far. */
+interface Mount<TRight extends string> {
+  readonly gatehouse: GatehouseServer<TRight>;
+  readonly resolve: Resolve<TRight>;
+  readonly onerror: ((error: Error) => void) | undefined;
+  host: HostToolHandlers;
+  readonly shadowed: Set<string>;
+}
+
+async function listTools<TRight extends string>(
+  { gatehouse, host, resolve, onerror, shadowed }: Mount<TRight>,
+  request: ListToolsRequest,
+  extra: V1Extra,
+): Promise<ListToolsResult> {
+  const own = (await gatehouse.listTools(await resolve(extra))) as unknown as ListToolsResult['tools'];
+  if (!host.list) return { tools: [...own] };
+  const page = (await host.list(request, extra)) as ListToolsResult;
+  if (request.params?.cursor !== undefined) return page;
+  const names = new Set(own.map((t) => t.name));
+  for (const clash of page.tools.filter((t) => names.has(t.name) && !shadowed.has(t.name))) {
+    shadowed.add(clash.name);
+    reportTo(
+      onerror,
+      new ConfigurationError(
+        `mountGatehouse: host tool ${clash.name} is shadowed by the Gatehouse tool of that name.`,
+      ),
+    );
+  }
+  return { ...page, tools: [...own, ...page.tools.filter((t) => !names.has(t.name))] };
+}
+
+const MAX_HOST_PAGES = 100;
+
+/** Every tool name the host lists for this request, following its pages. */
+async function hostToolNames(host: HostToolHandlers, extra: V1Extra): Promise<Set<string>> {
+  const names = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; host.list && page < MAX_HOST_PAGES; page++) {
+    const request: ListToolsRequest = {
+      method: 'tools/list',
+      params: cursor === undefined ? {} : { cursor },
+    };
+    const result = (await host.list(request, extra)) as ListToolsResult;
+    for (const tool of result.tools) names.add(tool.name);
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return names;
+}
+
+async function callTool<TRight extends string>(
+  { gatehouse, host, resolve }: Mount<TRight>,
+  request: CallToolRequest,
+  extra: V1Extra,
+): Promise<CallToolResult> {
+  const connection = await resolve(extra);
+  const { name } = request.params;
+  if (host.call && (await hostToolNames(host, extra)).has(name)) {
+    const shown = await gatehouse.listTools(connection);
+    if (!shown.some((tool) => tool.name === name)) return (await host.call(request, extra)) as CallToolResult;
+  }
+  if (request.params.task) {
+    throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
+  }
+  const result = await gatehouse.callTool(connection, name, request.params.arguments, {
+    requestId: extra.requestId,
+    signal: extra.signal,
+  });
+  return result as unknown as CallToolResult;
+}
