@@ -1,11 +1,4 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  treeshake: true,
-});
+export default defineConfig(packageBuild(['src/index.ts']));

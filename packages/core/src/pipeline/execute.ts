@@ -3,7 +3,7 @@ import { ToolError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { type CallPhase, guardPorts, type PortMap, type Ports, type PortViolation } from '../ports.js';
 import { type AuditStore, auditRow } from '../storage/auditStore.js';
-import { assertJsonObject, type Prepared, type ToolDefinition } from '../tool.js';
+import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../tool.js';
 import type { ToolCall } from './guard.js';
 
 /** What running a tool needs from the server. */
@@ -68,21 +68,22 @@ export async function audit<TRight extends string, TServices>(
   }
 }
 
-/** Calls `work` with services whose ports are guarded for the call's effect and phase (I8). */
+/** Calls `work` with the run context, its services' ports guarded for the call's effect and phase (I8). */
 async function withPorts<TRight extends string, TServices, T>(
   runner: Runner<TRight, TServices>,
   tool: ToolDefinition<TRight, TServices>,
   call: ToolCall,
   phase: CallPhase,
-  work: (services: TServices) => Promise<T> | T,
+  work: (context: RunContext<unknown, TRight, TServices>) => Promise<T> | T,
 ): Promise<T> {
   const violations: PortViolation[] = [];
   const connection = call.connection as Connection<TRight>;
   const services = runner.services(connection, guardPorts(runner.ports, tool.effect, phase, violations));
+  const { input, signal, correlationId, now } = call;
   let result: T | undefined;
   let failure: unknown;
   try {
-    result = await work(services);
+    result = await work({ input, connection, services, signal, correlationId, now });
   } catch (error) {
     failure = error;
   }
@@ -121,17 +122,7 @@ export async function runTool<TRight extends string, TServices>(
   const { run, handle } = tool.runtime;
   if (handle) return handle(call);
   if (!run) throw new Error(`Tool ${tool.name} has neither run() nor a built-in handler.`);
-  const connection = call.connection as Connection<TRight>;
-  const value = await withPorts(runner, tool, call, 'run', (services) =>
-    run({
-      input: call.input,
-      connection,
-      services,
-      signal: call.signal,
-      correlationId: call.correlationId,
-      now: call.now,
-    }),
-  );
+  const value = await withPorts(runner, tool, call, 'run', run);
   return assertJsonObject(tool.name, tool.runtime.presenter.present(value, { now: runner.clock() }));
 }
 
@@ -143,15 +134,5 @@ export function prepareTool<TRight extends string, TServices>(
 ): Promise<Prepared> {
   const prepare = tool.runtime.prepare;
   if (!prepare) throw new Error(`Tool ${tool.name} has no prepare().`);
-  const connection = call.connection as Connection<TRight>;
-  return withPorts(runner, tool, call, 'prepare', (services) =>
-    prepare({
-      input: call.input,
-      connection,
-      services,
-      signal: call.signal,
-      correlationId: call.correlationId,
-      now: call.now,
-    }),
-  );
+  return withPorts(runner, tool, call, 'prepare', prepare);
 }

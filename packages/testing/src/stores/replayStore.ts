@@ -64,6 +64,17 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       expect((await store.begin('k', 'd', 1_000, 2)).state).toBe('running');
     });
 
+    it('never erases a completed result on a late release, so the write cannot run again', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      await store.begin('k', 'd', 1_000, 0);
+      await store.complete('k', { id: 'b1' }, 60_000, 1);
+      await store.release('k');
+      expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({
+        state: 'completed',
+        result: { id: 'b1' },
+      });
+    });
+
     it('records a result completed after its lease ran out', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
       await store.begin('k', 'd', 10, 0);
