@@ -1,5 +1,5 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { ulid } from 'ulid';
+import { newId } from './internal/ids.js';
 import { builtInTool } from './builtins/define.js';
 import { ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
@@ -57,7 +57,7 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
     const token = randomToken();
     const summary = oneLine(`${tool.title ?? tool.name}: ${prepared.summary}`);
     const action: PendingAction = {
-      id: `pa_${ulid(now)}`,
+      id: `pa_${newId(now)}`,
       tokenHash: sha256Hex(token),
       connectionId: call.connection.connectionId,
       tenantId: call.connection.tenantId,
@@ -99,7 +99,7 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
     const dead: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
       claimed: ['confirm_locked', 'This action is being confirmed by another request.'],
       executed: ['confirm_used', 'This confirm token was already used.'],
-      failed: ['confirm_used', 'This confirm token was already used and the action did not complete.'],
+      failed: ['confirm_used', 'This confirm token is dead: an earlier confirmation of it failed or was refused.'],
       superseded: ['confirm_used', 'This confirm token was replaced by a newer preview.'],
       rejected: ['confirm_rejected', 'This action was rejected.'],
     };
@@ -186,11 +186,9 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
     const action = await find(token, call);
     refuseStatus(action, clock().getTime());
     if (summary !== action.summary) {
-      fail(
-        'confirm_summary_mismatch',
-        'The confirm summary differs from the one in the preview.',
-        'Send confirm_summary exactly as the preview showed it.',
-      );
+      // Fail closed: a token confirmed with the wrong summary dies; the action needs a fresh preview.
+      await store.transition(action.id, ['pending', 'approved'], 'failed');
+      fail('confirm_summary_mismatch', 'The confirm summary differs from the one in the preview; the token is now dead.', PREVIEW_AGAIN);
     }
     if (!(await store.transition(action.id, ['pending', 'approved'], 'claimed'))) {
       const now = await store.findByTokenHash(action.tokenHash);

@@ -1,5 +1,5 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { ulid } from 'ulid';
+import { newId } from './internal/ids.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
 import { type ConfirmOptions, createConfirmFlow } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
@@ -282,6 +282,7 @@ export function createServer<TRight extends string, TServices>(
     if (hidden) return refuse(hidden);
     const { input, own, guardArguments } = await readArguments(found, args);
     const notes: string[] = [];
+    let signal = callOptions.signal;
     const call: ToolCall = {
       tool,
       connection,
@@ -292,7 +293,11 @@ export function createServer<TRight extends string, TServices>(
       requestId: callOptions.requestId,
       correlationId,
       now: clock(),
-      signal: callOptions.signal ?? new AbortController().signal,
+      // Made on first use: most calls never read it, and a controller per call is measurable.
+      get signal() {
+        signal ??= new AbortController().signal;
+        return signal;
+      },
     };
     return compose(found.chain, call, () => execute(tool, call, notes));
   };
@@ -312,7 +317,7 @@ export function createServer<TRight extends string, TServices>(
     },
     async callTool(connection, name, args, callOptions = {}) {
       const started = performance.now();
-      const correlationId = ulid();
+      const correlationId = newId();
       let outcome: Outcome;
       let failed = false;
       try {

@@ -74,6 +74,17 @@ describe('GatehouseServer.callTool', () => {
     expect(services.flatMap((s) => s.calls)).toEqual([]);
   });
 
+  it('refuses ill-formed Unicode (a lone surrogate) as invalid arguments, writing nothing', async () => {
+    const { server, rows } = build();
+    const result = await server.callTool(connection(), 'add_note', { text: 'half \uD800 a pair' });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'invalid_arguments', details: { issues: [{ path: 'text' }] } },
+    });
+    expect(rows).toHaveLength(1);
+    const ok = await server.callTool(connection(), 'add_note', { text: 'a whole pair \uD83D\uDE00' });
+    expect(ok.isError).toBeUndefined();
+  });
+
   it('hides a tool without the required right and refuses a call naming the right (I4, I7)', async () => {
     const { server, rows } = build();
     const readOnly = connection({ rights: new Set(['notes.read'] as const) });

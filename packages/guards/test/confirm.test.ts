@@ -69,12 +69,16 @@ describe('two-step confirm (I9)', () => {
     ]);
   });
 
-  it('refuses wrong-summary, foreign, unknown, reused, rejected and expired tokens with their codes, sending nothing', async () => {
+  it('refuses wrong-summary (killing the token), foreign, unknown, reused, rejected and expired tokens, sending nothing', async () => {
     desk = await startBookings();
-    const preview = await previewFor(desk);
-    expect(structured(await confirm(desk, preview, { confirm_summary: 'Mail everyone' })).error?.code).toBe(
+    const wrong = await previewFor(desk);
+    expect(structured(await confirm(desk, wrong, { confirm_summary: 'Mail everyone' })).error?.code).toBe(
       'confirm_summary_mismatch',
     );
+    expect(structured(await confirm(desk, wrong)).error?.code).toBe('confirm_used');
+    const preview = structured(
+      await desk.client().callTool('notify_customer', { booking_id: 'bk_1' }),
+    ) as unknown as Preview;
     expect(structured(await confirm(desk, preview, {}, 'tok_b')).error?.code).toBe('confirm_not_found');
     expect(structured(await confirm(desk, preview, { confirm_token: 'gc_forged' })).error?.code).toBe(
       'confirm_not_found',

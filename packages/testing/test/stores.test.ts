@@ -22,5 +22,8 @@ describeReplayStore('MemoryReplayStore', () => {
 describePendingActionStore('MemoryPendingActionStore', () => ({ store: new MemoryPendingActionStore() }));
 describeAuditStore('MemoryAuditStore', () => ({ store: new MemoryAuditStore() }));
 describeSwitchStore('MemorySwitchStore', () => ({ store: new MemorySwitchStore() }));
-describeRateBucketStore('MemoryRateBucketStore', () => ({ store: new MemoryRateBucketStore() }));
+describeRateBucketStore('MemoryRateBucketStore', () => {
+  const store = new MemoryRateBucketStore();
+  return { store, count: () => store.size };
+});
 describeCredentialStore('MemoryCredentialStore', () => ({ store: new MemoryCredentialStore() }));

@@ -81,12 +81,41 @@ export interface ReadArguments {
 const isPlainObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Splits and validates arguments (I14): guard-owned first, then the tool's own schema. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed = (text: string) => !LONE_SURROGATE.test(text);
+
+/** The path of the first string (or key) that is not well-formed Unicode (a lone surrogate), if any. */
+function illFormedAt(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return wellFormed(value) ? undefined : path || '(root)';
+  if (depth > 64 || typeof value !== 'object' || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (!wellFormed(key)) return childPath;
+    const found = illFormedAt(child, childPath, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Splits and validates arguments (I14): well-formed text first (a lone
+ * surrogate has no canonical JSON, so it could not be hashed or stored),
+ * then guard-owned arguments, then the tool's own schema.
+ */
 export async function readArguments<TRight extends string, TServices>(
   plan: ToolPlan<TRight, TServices>,
   args: unknown,
 ): Promise<ReadArguments> {
   const { tool, guardArguments } = plan;
+  const illFormed = illFormedAt(args, '');
+  if (illFormed) {
+    throw new ToolError({
+      code: 'invalid_arguments',
+      message: `Arguments for ${tool.name} are invalid: ${illFormed} is not well-formed Unicode text (a lone surrogate).`,
+      fix: 'Send text as well-formed UTF-16 (every surrogate paired).',
+      details: { issues: [{ path: illFormed, message: 'is not well-formed Unicode' }] },
+    });
+  }
   if (guardArguments.size === 0 || !isPlainObject(args)) {
     const own = isPlainObject(args) ? args : {};
     return { input: await tool.runtime.input.parse(args), own, guardArguments: {} };

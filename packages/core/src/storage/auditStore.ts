@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../internal/ids.js';
 
 /** One audit row (I15): who did what through which channel. Never the arguments. */
 export interface AuditRow {
@@ -69,7 +69,7 @@ export type AuditEntry = Pick<AuditRow, 'channel' | 'action' | 'outcome'> & Part
  */
 export function auditRow(entry: AuditEntry, now: number = Date.now()): AuditRow {
   return {
-    id: ulid(now),
+    id: newId(now),
     at: now,
     tenantId: null,
     connectionId: null,

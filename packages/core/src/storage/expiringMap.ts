@@ -1,11 +1,17 @@
+interface Expiry<K> {
+  readonly key: K;
+  readonly expiresAt: number;
+}
+
 /**
- * A Map whose entries expire. Expired entries are invisible at once and
- * swept in small batches on writes, so memory stays bounded by the live set.
- * Insertion order equals expiry order only when TTLs are equal; the sweep
- * therefore checks a bounded number of oldest entries per write.
+ * A Map whose entries expire. Expired entries are invisible at once; a
+ * min-heap of expiry times lets each write sweep a few of the soonest-expired
+ * entries in O(log n), so memory stays bounded by the live set and the cost
+ * of a write does not grow with it.
  */
 export class ExpiringMap<K, V> {
   readonly #entries = new Map<K, { value: V; expiresAt: number }>();
+  readonly #heap: Expiry<K>[] = [];
 
   get size(): number {
     return this.#entries.size;
@@ -22,23 +28,26 @@ export class ExpiringMap<K, V> {
   }
 
   set(key: K, value: V, expiresAt: number, now: number): void {
-    this.#entries.delete(key);
     this.#entries.set(key, { value, expiresAt });
-    this.sweep(now, 8);
+    this.#push({ key, expiresAt });
+    this.sweep(now, 4);
   }
 
   delete(key: K): boolean {
     return this.#entries.delete(key);
   }
 
-  /** Removes up to `limit` expired entries from the oldest end; returns how many. */
+  /** Removes up to `limit` expired entries, soonest-expired first; returns how many. */
   sweep(now: number, limit = Number.POSITIVE_INFINITY): number {
     let removed = 0;
-    let checked = 0;
-    for (const [key, entry] of this.#entries) {
-      if (checked++ >= limit) break;
-      if (entry.expiresAt <= now) {
-        this.#entries.delete(key);
+    for (let popped = 0; popped < limit; popped++) {
+      const top = this.#heap[0];
+      if (!top || top.expiresAt > now) break;
+      this.#pop();
+      // The heap may hold stale expiries of keys set again since; only the current one counts.
+      const entry = this.#entries.get(top.key);
+      if (entry && entry.expiresAt === top.expiresAt) {
+        this.#entries.delete(top.key);
         removed++;
       }
     }
@@ -47,5 +56,35 @@ export class ExpiringMap<K, V> {
 
   values(now: number): V[] {
     return [...this.#entries.values()].filter((e) => e.expiresAt > now).map((e) => e.value);
+  }
+
+  #push(item: Expiry<K>): void {
+    const heap = this.#heap;
+    heap.push(item);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.expiresAt <= item.expiresAt) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = item;
+  }
+
+  #pop(): void {
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.expiresAt < heap[left]!.expiresAt ? right : left;
+      if (heap[child]!.expiresAt >= last.expiresAt) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
   }
 }

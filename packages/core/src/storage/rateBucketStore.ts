@@ -23,6 +23,11 @@ export interface RateBucketStore {
 export class MemoryRateBucketStore implements RateBucketStore {
   readonly #buckets = new ExpiringMap<string, { tokens: number; at: number }>();
 
+  /** Live buckets, for tests of bounded memory. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
   async take(key: string, limit: BucketLimit, now: number): Promise<TakeResult> {
     const bucket = this.#buckets.get(key, now) ?? { tokens: limit.capacity, at: now };
     const tokens = Math.min(

@@ -1,0 +1,140 @@
+import { RawHttpClient } from '../httpClient.js';
+import { isPlainObject } from '../internal/jsonRpc.js';
+import { RawStdioClient } from '../stdioClient.js';
+import type { JsonRpcError, JsonRpcId, McpEra, RawReply } from '../types.js';
+import type { HostEndpoint } from './fixture.js';
+
+/**
+ * One reply as a check sees it, whatever the transport: an HTTP status (over
+ * stdio derived from the gate's JSON-RPC error), the tool result or JSON-RPC
+ * error, and a transport failure when nothing usable came back.
+ */
+export interface ContractReply {
+  readonly status: number;
+  /** `Retry-After` (HTTP) or the gate error's `retry_after_seconds` (stdio). */
+  readonly retryAfter: string | undefined;
+  readonly result: Readonly<Record<string, unknown>> | undefined;
+  readonly rpcError: JsonRpcError | undefined;
+  /** Set when the request failed below JSON-RPC (network, timeout, process gone). */
+  readonly failure: string | undefined;
+}
+
+/** Receives every `tools/call` reply a contract client sees (the I18/I19 ledger). */
+export type ReplyListener = (tool: string, args: unknown, reply: ContractReply) => void;
+
+/** Per-call options of a {@link ContractClient}. */
+export interface ContractCallOptions {
+  readonly id?: JsonRpcId;
+  readonly headers?: Readonly<Record<string, string | undefined>>;
+}
+
+/** A raw client bound to one credential; ignores every annotation and hint. */
+export interface ContractClient {
+  call(tool: string, args: unknown, options?: ContractCallOptions): Promise<ContractReply>;
+  list(options?: ContractCallOptions): Promise<ContractReply>;
+  close(): Promise<void>;
+}
+
+/** How to reach a host: its endpoint, era and the reply listener. */
+export interface ClientTarget {
+  readonly endpoint: HostEndpoint;
+  readonly era: McpEra;
+  readonly listener?: ReplyListener | undefined;
+}
+
+/** Statuses carried by the gate's JSON-RPC errors over stdio. */
+const GATE_STATUSES = new Set([401, 403, 503]);
+
+function fromStdio(reply: RawReply): ContractReply {
+  const data = reply.error?.data;
+  const status = isPlainObject(data) && GATE_STATUSES.has(Number(data.status)) ? Number(data.status) : 200;
+  const retry = isPlainObject(data) ? data.retry_after_seconds : undefined;
+  return {
+    status,
+    retryAfter: retry === undefined ? undefined : String(retry),
+    result: reply.result,
+    rpcError: reply.error,
+    failure: undefined,
+  };
+}
+
+const failed = (error: unknown): ContractReply => ({
+  status: 0,
+  retryAfter: undefined,
+  result: undefined,
+  rpcError: undefined,
+  failure: error instanceof Error ? error.message : String(error),
+});
+
+function httpClient(target: ClientTarget, token: string | undefined, headers: Record<string, string>) {
+  if (target.endpoint.transport !== 'http') throw new TypeError('not an HTTP endpoint');
+  return new RawHttpClient({
+    url: target.endpoint.url,
+    era: target.era,
+    headers: {
+      ...target.endpoint.headers,
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...headers,
+    },
+  });
+}
+
+/**
+ * Opens a client for `token` (none: no credential at all). Over HTTP,
+ * `headers` replace or add request headers (`authorization`, `origin`,
+ * `cookie`); over stdio they are ignored and a process is started.
+ */
+export async function openClient(
+  target: ClientTarget,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<ContractClient> {
+  const { endpoint } = target;
+  const notify = (tool: string, args: unknown, reply: ContractReply) => {
+    if (reply.result !== undefined) target.listener?.(tool, args, reply);
+    return reply;
+  };
+  if (endpoint.transport === 'http') {
+    const raw = httpClient(target, token, headers);
+    const wrap = async (send: () => Promise<Awaited<ReturnType<RawHttpClient['listTools']>>>) => {
+      try {
+        const reply = await send();
+        return {
+          status: reply.status,
+          retryAfter: reply.headers['retry-after'],
+          result: reply.result,
+          rpcError: reply.error,
+          failure: undefined,
+        };
+      } catch (error) {
+        return failed(error);
+      }
+    };
+    return {
+      call: async (tool, args, options = {}) =>
+        notify(tool, args, await wrap(() => raw.callTool(tool, args, options))),
+      list: (options = {}) => wrap(() => raw.listTools(options)),
+      close: () => raw.close(),
+    };
+  }
+  const raw = await RawStdioClient.spawn({
+    command: endpoint.command,
+    args: [...(endpoint.args ?? [])],
+    era: target.era,
+    env: { ...endpoint.env, [endpoint.tokenVariable]: token },
+    ...(endpoint.cwd === undefined ? {} : { cwd: endpoint.cwd }),
+  });
+  const wrap = async (send: () => Promise<RawReply>) => {
+    try {
+      return fromStdio(await send());
+    } catch (error) {
+      return failed(error);
+    }
+  };
+  return {
+    call: async (tool, args, options = {}) =>
+      notify(tool, args, await wrap(() => raw.callTool(tool, args, options))),
+    list: (options = {}) => wrap(() => raw.listTools(options)),
+    close: () => raw.close(),
+  };
+}

@@ -1,0 +1,131 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { isPlainObject } from '../internal/jsonRpc.js';
+import { toolResultText } from '../toolResult.js';
+import { stableJson } from './observe.js';
+
+/** A `tools/call` result as received (nothing validated or stripped). */
+export type RawToolResult = Readonly<Record<string, unknown>>;
+
+const sameJson = (a: unknown, b: unknown): boolean => a !== undefined && stableJson(a) === stableJson(b);
+
+const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+function textOf(result: RawToolResult): string | undefined {
+  try {
+    return toolResultText(result);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON object on the last non-empty line of `text`, or undefined. */
+export function lastJsonLine(text: string): Record<string, unknown> | undefined {
+  const last = text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .at(-1);
+  try {
+    const parsed: unknown = JSON.parse(last ?? '');
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The structured error (`structuredContent.error`) of an error result, if it has one. */
+export function errorOf(result: RawToolResult | undefined): Record<string, unknown> | undefined {
+  const error = isPlainObject(result?.structuredContent) ? result.structuredContent.error : undefined;
+  return isPlainObject(error) ? error : undefined;
+}
+
+/** The error code of an error result, if it has one. */
+export function errorCode(result: RawToolResult | undefined): string | undefined {
+  const code = errorOf(result)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * What is wrong with an error result (I18): it must be `isError: true`, its
+ * text must start with `Error:` and end with one JSON line equal to
+ * `structuredContent`, and a `not_found` must not point to a create tool.
+ * Returns one sentence per problem; none means the envelope is right.
+ */
+export function errorEnvelopeFindings(result: RawToolResult): string[] {
+  const findings: string[] = [];
+  if (result.isError !== true) findings.push('the error result is not marked isError: true');
+  const text = textOf(result);
+  if (text === undefined) return [...findings, 'the error result has no text content'];
+  if (!text.startsWith('Error:')) findings.push(`the error text does not start with "Error:": ${clip(text)}`);
+  const line = lastJsonLine(text);
+  if (line === undefined) findings.push(`the error text does not end with a JSON line: ${clip(text)}`);
+  else if (!sameJson(line, result.structuredContent)) {
+    findings.push('the JSON line that ends the error text differs from structuredContent');
+  }
+  const error = errorOf(result);
+  const next = isPlainObject(error?.next) ? error.next.tool : undefined;
+  if (error?.code === 'not_found' && typeof next === 'string' && /^(create|add|new)_/.test(next)) {
+    findings.push(`a not_found error points to the create tool ${next} instead of a find tool`);
+  }
+  return findings;
+}
+
+/** Validates structured results against tools' advertised output schemas (I19), compiling each once. */
+export class OutputSchemas {
+  readonly #ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
+  readonly #compiled = new Map<string, ReturnType<Ajv2020['compile']> | string>();
+
+  /** Problems of `value` against `schema`, as sentences; a schema that does not compile is one problem. */
+  problems(tool: string, schema: unknown, value: unknown): string[] {
+    let validate = this.#compiled.get(tool);
+    if (validate === undefined) {
+      try {
+        validate = this.#ajv.compile(schema as object);
+      } catch (error) {
+        validate = `the outputSchema of ${tool} does not compile: ${(error as Error).message}`;
+      }
+      this.#compiled.set(tool, validate);
+    }
+    if (typeof validate === 'string') return [validate];
+    if (validate(value)) return [];
+    const details = (validate.errors ?? [])
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+      .join('; ');
+    return [`structuredContent does not validate against the outputSchema of ${tool}: ${details}`];
+  }
+}
+
+/**
+ * What is wrong with any result (I19): its text must carry the same JSON as
+ * `structuredContent` (for errors: the final JSON line), and the structured
+ * content must validate against the tool's advertised `outputSchema`.
+ */
+export function resultShapeFindings(
+  tool: string,
+  result: RawToolResult,
+  outputSchema: unknown,
+  schemas: OutputSchemas,
+): string[] {
+  const findings: string[] = [];
+  const text = textOf(result);
+  const structured = result.structuredContent;
+  if (!isPlainObject(structured)) findings.push('the result carries no structuredContent object');
+  if (text === undefined) return [...findings, 'the result has no text content'];
+  if (result.isError === true) {
+    if (!sameJson(lastJsonLine(text), structured)) {
+      findings.push('the JSON line that ends the error text differs from structuredContent');
+    }
+  } else {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (!sameJson(parsed, structured))
+      findings.push(`the text is not the JSON of structuredContent: ${clip(text)}`);
+  }
+  if (outputSchema === undefined) findings.push(`${tool} advertises no outputSchema`);
+  else if (isPlainObject(structured)) findings.push(...schemas.problems(tool, outputSchema, structured));
+  return findings;
+}

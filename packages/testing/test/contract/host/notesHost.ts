@@ -1,0 +1,151 @@
+import {
+  type AuditStore,
+  createGatehouse,
+  MemoryAuditStore,
+  MemoryCredentialStore,
+  MemoryPendingActionStore,
+  MemoryReplayStore,
+  MemorySwitchStore,
+} from '@gatehouse/core';
+import { listen } from '@gatehouse/core/node';
+import {
+  cachedPeople,
+  createCredentials,
+  createSwitches,
+  type PeopleSource,
+  replayGuard,
+  toolsetVisibility,
+} from '@gatehouse/guards';
+import type { ContractActor, ContractGrant, ContractHost } from '../../../src/index.js';
+import { type DeskData, NoteService, RIGHTS, type Right, seedNotes } from './domain.js';
+import type { Flaws } from './flaws.js';
+import { notePresenter } from './presenters.js';
+import { capturingLogger, flawedServer } from './server.js';
+import { deskTools, type Services } from './tools.js';
+import { wellFormedText } from './wellFormed.js';
+
+type Standing = { active: boolean; rights: Right[] };
+
+/** The minimal host as the contract fixture drives it, plus what its fixture reads. */
+export interface NotesHost extends ContractHost {
+  readonly data: DeskData;
+  /** The current version of a note, as get_note presents it. */
+  versionOf(id: string): string;
+}
+
+const random = () => crypto.randomUUID().replaceAll('-', '');
+
+/** Starts the minimal multi-tenant notes host on 127.0.0.1, port 0, with the given flaws. */
+export async function startNotesHost(flaws: Flaws = {}): Promise<NotesHost> {
+  const audit = new MemoryAuditStore();
+  const dropping: AuditStore = { append: async () => {}, list: async () => [] };
+  const data: DeskData = { notes: seedNotes(), reminders: [], outbox: [] };
+  let skewMs = 0;
+  const clock = () => new Date(Date.now() + skewMs);
+  const standings = new Map<string, Standing>([
+    ['t1/alice', { active: true, rights: [...RIGHTS] }],
+    ['t1/bob', { active: true, rights: ['notes.read'] }],
+    ['t2/bea', { active: true, rights: [...RIGHTS] }],
+  ]);
+  const live: PeopleSource<Right> = { current: async (t, p) => standings.get(`${t}/${p}`) };
+  const people = flaws.cachedRights ? cachedPeople(live, { ttlMs: 60_000 }) : live;
+  const credentials = createCredentials({
+    store: new MemoryCredentialStore(),
+    audit,
+    people,
+    rights: RIGHTS,
+  });
+  const switches = createSwitches({ store: new MemorySwitchStore(), audit, retryAfterSeconds: 30 });
+  const logLines: string[] = [];
+  const mailer = { send: (text: string) => void data.outbox.push(text) };
+  const gh = createGatehouse({
+    rights: RIGHTS,
+    ports: { mailer: { effect: flaws.outwardAsWrite ? 'write' : 'notify', port: mailer } },
+    services: (connection, ports): Services => ({
+      notes: new NoteService(data, connection, flaws),
+      mailer: ports.mailer,
+    }),
+  });
+  const replay = replayGuard({ store: new MemoryReplayStore() });
+  const server = gh.createServer({
+    name: 'notes-desk',
+    version: '1.0.0',
+    tools: deskTools(gh, flaws, data),
+    authenticate: credentials.authenticate,
+    guards: [
+      wellFormedText,
+      ...(flaws.ignoresKillSwitch ? [] : [switches.guard]),
+      ...(flaws.noReplay ? [] : [replay]),
+    ],
+    visibility: flaws.listOnlyVisibility ? [] : [toolsetVisibility({ compact: ['find_notes', 'get_note'] })],
+    logger: capturingLogger(logLines),
+    audit: flaws.droppedAudit ? dropping : audit,
+    confirm: { store: new MemoryPendingActionStore() },
+    clock,
+  });
+  const served = await listen(flawedServer(server, flaws, logLines), {
+    ...(flaws.trustsForeignOrigin ? { allowedOrigins: ['localhost', '127.0.0.1', 'evil.example'] } : {}),
+  });
+  const tokens = new Map<string, string>();
+  const presenter = notePresenter(flaws);
+  const ops = { actorId: 'ops', channel: 'cli' };
+
+  // #region host
+  return {
+    endpoint: { transport: 'http', url: served.url },
+    home: { tenantId: 't1', personId: 'alice' },
+    other: { tenantId: 't2', personId: 'bea' },
+    data,
+    async mint(actor: ContractActor, grant?: ContractGrant) {
+      const held = standings.get(`${actor.tenantId}/${actor.personId}`)?.rights ?? [];
+      const { token, credential } = await credentials.mint({
+        tenantIds: [actor.tenantId],
+        creatorId: actor.personId,
+        rights: (grant?.rights as Right[] | undefined) ?? held,
+        clientLabel: 'contract suite',
+        toolset: grant?.toolset ?? null,
+      });
+      tokens.set(token, credential.id);
+      return token;
+    },
+    async revoke(token) {
+      await credentials.revoke(tokens.get(token) ?? '', { actorId: 'alice' });
+    },
+    async removeRole(actor) {
+      standings.set(`${actor.tenantId}/${actor.personId}`, { active: true, rights: ['notes.read'] });
+    },
+    async deactivate(actor) {
+      const key = `${actor.tenantId}/${actor.personId}`;
+      standings.set(key, { active: false, rights: standings.get(key)?.rights ?? [] });
+    },
+    setGlobalSwitch: (on) => switches.setGlobal(on, ops),
+    setTenantAccess: (tenantId, enabled) => switches.setTenantAccess(tenantId, enabled, ops),
+    async changeBehindCaller() {
+      const note = data.notes.find((n) => n.id === 'n1');
+      if (note) note.body = `${note.body} (edited in the web app)`;
+    },
+    snapshot: async () => ({ notes: data.notes, reminders: data.reminders }),
+    sentMessages: async () => data.outbox.length,
+    auditRows: async () => audit.rows,
+    logLines: async () => logLines,
+    async seedCanaries(text) {
+      for (const note of data.notes) note.body = text;
+    },
+    async seedDecoys(decoy) {
+      for (const note of data.notes) note.shareSecret = `share_${decoy}`;
+    },
+    async advanceClock(ms) {
+      skewMs += ms;
+    },
+    foreignCredentials: async () => ({
+      apiToken: `api_live_${random()}`,
+      sessionCookie: `session=s_${random()}`,
+    }),
+    versionOf(id) {
+      const note = data.notes.find((n) => n.id === id);
+      return note ? presenter.versionOf(note) : 'unknown';
+    },
+    close: () => served.close(),
+  };
+  // #endregion host
+}

@@ -1,0 +1,48 @@
+import type { JsonObject, Presenter } from '@gatehouse/core';
+import { definePresenter, field } from '@gatehouse/presenters';
+import type { NoteRow } from './domain.js';
+import type { Flaws } from './flaws.js';
+
+/** The note presenter: an explicit field list, versioned (I12, I17). */
+export function notePresenter(flaws: Flaws) {
+  return definePresenter({
+    name: 'note',
+    versioned: true,
+    fields: {
+      id: field.string(),
+      title: field.string(),
+      body: flaws.rawThirdPartyText ? field.string() : field.untrustedText({ maxLength: 500 }),
+      created_by: field.string().from('createdBy'),
+    },
+  });
+}
+
+/** The presenter a host uses: the good one, one leaking a secret column, or one whose schema lies. */
+export function servedPresenter(flaws: Flaws): Presenter<NoteRow> {
+  const good = notePresenter(flaws) as unknown as Presenter<NoteRow>;
+  if (flaws.leaksSecretColumn) {
+    return {
+      outputSchema: good.outputSchema,
+      present: (n, env): JsonObject => ({ ...good.present(n, env), share_secret: n.shareSecret }),
+    };
+  }
+  if (!flaws.wrongOutputSchema) return good;
+  const schema = good.outputSchema as { properties: Record<string, unknown> };
+  return {
+    ...good,
+    outputSchema: { ...schema, properties: { ...schema.properties, title: { type: 'integer' } } },
+  };
+}
+
+export const reminderPresenter = definePresenter({
+  name: 'reminder',
+  fields: { id: field.string(), note_id: field.string().from('noteId'), at: field.instant() },
+});
+
+/** A JSON Schema object with exactly these properties. */
+export const objectSchema = (properties: JsonObject, required: string[]) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
