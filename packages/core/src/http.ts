@@ -1,14 +1,8 @@
-import {
-  type AuthInfo,
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
-} from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { readBearer } from './serve/bearer.js';
+import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
@@ -71,8 +65,8 @@ export function createHttpHandler<TRight extends string>(
       'createHttpHandler: allowedHosts and allowedOrigins may not be empty lists.',
     );
   }
-  const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
-  const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
+  const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
+  const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
   const mcp = createMcpHandler(
     (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
     {
@@ -86,9 +80,9 @@ export function createHttpHandler<TRight extends string>(
     const gated = await server.checkGate({ transport: 'http' });
     if (gated) return refuse(gated);
     const badHost =
-      hostHeaderValidationResponse(request, allowedHosts) ??
-      originValidationResponse(request, allowedOrigins);
-    if (badHost) return badHost;
+      checkHost(request.headers.get('host'), allowedHosts) ??
+      checkOrigin(request.headers.get('origin'), allowedOrigins);
+    if (badHost) return refuse(badHost);
     const bearer = readBearer(request.headers.get('authorization'));
     if (!bearer.ok) {
       return refuse({
