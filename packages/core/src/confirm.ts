@@ -1,8 +1,8 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { newId } from './internal/ids.js';
 import { builtInTool } from './builtins/define.js';
 import { ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
+import { newId } from './internal/ids.js';
 import type { JsonObject } from './json.js';
 import { compose } from './pipeline/compose.js';
 import { audit, objectIdsOf, prepareTool, type Runner, runTool } from './pipeline/execute.js';
@@ -99,7 +99,10 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
     const dead: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
       claimed: ['confirm_locked', 'This action is being confirmed by another request.'],
       executed: ['confirm_used', 'This confirm token was already used.'],
-      failed: ['confirm_used', 'This confirm token is dead: an earlier confirmation of it failed or was refused.'],
+      failed: [
+        'confirm_used',
+        'This confirm token is dead: an earlier confirmation of it failed or was refused.',
+      ],
       superseded: ['confirm_used', 'This confirm token was replaced by a newer preview.'],
       rejected: ['confirm_rejected', 'This action was rejected.'],
     };
@@ -188,7 +191,11 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
     if (summary !== action.summary) {
       // Fail closed: a token confirmed with the wrong summary dies; the action needs a fresh preview.
       await store.transition(action.id, ['pending', 'approved'], 'failed');
-      fail('confirm_summary_mismatch', 'The confirm summary differs from the one in the preview; the token is now dead.', PREVIEW_AGAIN);
+      fail(
+        'confirm_summary_mismatch',
+        'The confirm summary differs from the one in the preview; the token is now dead.',
+        PREVIEW_AGAIN,
+      );
     }
     if (!(await store.transition(action.id, ['pending', 'approved'], 'claimed'))) {
       const now = await store.findByTokenHash(action.tokenHash);

@@ -1,11 +1,11 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { newId } from './internal/ids.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
 import { type ConfirmOptions, createConfirmFlow } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
 import { EFFECT_TRAITS } from './effects.js';
 import { type CallResult, renderOutcome } from './envelope.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
+import { newId } from './internal/ids.js';
 import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
 import { compose } from './pipeline/compose.js';
 import { audit, objectIdsOf, type Runner, runTool } from './pipeline/execute.js';

@@ -63,12 +63,7 @@ export function replayGuard(options: ReplayGuardOptions): Guard {
       details: { idempotency_key: key },
     });
 
-  async function settle(
-    call: ToolCall,
-    key: string,
-    argumentsDigest: string,
-    idempotencyKey: string | undefined,
-  ) {
+  async function settle(key: string, argumentsDigest: string, idempotencyKey: string | undefined) {
     const deadline = clock() + waitMs;
     for (;;) {
       const found: ReplayBegin = await store.begin(key, argumentsDigest, leaseMs, clock());
@@ -103,7 +98,7 @@ export function replayGuard(options: ReplayGuardOptions): Guard {
           : `${scope}\u0000key\u0000${idempotencyKey}`;
       let found: ReplayBegin;
       try {
-        found = await settle(call, key, argumentsDigest, idempotencyKey);
+        found = await settle(key, argumentsDigest, idempotencyKey);
       } catch {
         return refuse({
           code: 'store_unavailable',

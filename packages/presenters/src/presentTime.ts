@@ -1,4 +1,4 @@
-import type { PresentedTime, PresentEnv } from '@gatehouse/core';
+import type { PresentEnv, PresentedTime } from '@gatehouse/core';
 import { ConfigurationError, fromNow, PRESENTED_TIME_SCHEMA } from '@gatehouse/core';
 import { Temporal } from 'temporal-polyfill';
 import type { Field } from './fieldTypes.js';

@@ -14,3 +14,5 @@ export { SqliteRateBucketStore } from './rateBucketStore.js';
 export type { SqliteReplayStoreOptions } from './replayStore.js';
 export { SqliteReplayStore } from './replayStore.js';
 export { SqliteSwitchStore } from './switchStore.js';
+export type { TransactionGuardOptions, WriteLock } from './transactionGuard.js';
+export { createWriteLock, transactionGuard } from './transactionGuard.js';

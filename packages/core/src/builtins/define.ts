@@ -9,7 +9,7 @@ import { jsonSchema } from '../schema/jsonSchemaInput.js';
 import type { ToolDefinition } from '../tool.js';
 
 /** The spec of a tool Gatehouse itself serves (confirm_action, reject_action, list_recent_changes). */
-export interface BuiltInSpec<TRight extends string, TServices> {
+export interface BuiltInSpec {
   readonly name: string;
   readonly title: string;
   readonly description: string;
@@ -27,7 +27,7 @@ const rules = definitionRules({});
 /** Builds a built-in tool definition: same checks and envelope as host tools, reserved name allowed. */
 export function builtInTool<TRight extends string, TServices>(
   ajv: Ajv2020,
-  spec: BuiltInSpec<TRight, TServices>,
+  spec: BuiltInSpec,
 ): ToolDefinition<TRight, TServices> {
   const input = compileInput<JsonObject>(spec.name, jsonSchema<JsonObject>(spec.input), ajv);
   checkDefinition(spec, input.jsonSchema, rules, { builtIn: true });
