@@ -1,97 +1,122 @@
-import {
-  type Authenticate,
-  createGatehouse,
-  type JsonObject,
-  type Presenter,
-  sha256Hex,
-} from '@gatehouse/core';
-import { z } from 'zod';
-import { type Booking, BookingData, BookingService, RIGHTS, type Right } from './services.js';
+import type { BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehouse/core';
+import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehouse/guards';
+import { type Logger, pino } from 'pino';
+import { type BookingDatabase, openBookingDatabase } from './db/open.js';
+import { seedIfEmpty } from './db/seed.js';
+import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
+import { ToolsetCredentialStore } from './mcp/credentialStore.js';
+import { createMcpServer } from './mcp/server.js';
+import { createOutboundPorts } from './ports/outbox.js';
+import { versions } from './presenters.js';
+import { ApiAccess } from './services/apiAccess.js';
+import { createServices, type ServiceDeps, type Services } from './services/index.js';
+import { PeopleDirectory } from './services/people.js';
 
-const bookingFields = (b: Booking): JsonObject => ({ id: b.id, customer: b.customer, starts_at: b.startsAt });
-const bookingSchema = {
-  type: 'object',
-  properties: { id: { type: 'string' }, customer: { type: 'string' }, starts_at: { type: 'string' } },
-  required: ['id', 'customer', 'starts_at'],
-  additionalProperties: false,
-};
-
-const bookingList: Presenter<Booking[]> = {
-  outputSchema: {
-    type: 'object',
-    properties: { bookings: { type: 'array', items: bookingSchema } },
-    required: ['bookings'],
-    additionalProperties: false,
-  },
-  present: (bookings) => ({ bookings: bookings.map(bookingFields) }),
-};
-const oneBooking: Presenter<Booking> = {
-  outputSchema: {
-    type: 'object',
-    properties: { booking: bookingSchema },
-    required: ['booking'],
-    additionalProperties: false,
-  },
-  present: (booking) => ({ booking: bookingFields(booking) }),
-};
-
-/** Builds the example server over `data`, accepting the credentials in `tokens` (token hash → grant). */
-export function bookingServer(
-  data: BookingData,
-  tokens: ReadonlyMap<string, { tenantId: string; personId: string }>,
-) {
-  const gh = createGatehouse({
-    rights: RIGHTS,
-    services: (connection) => ({ bookings: new BookingService(data, connection) }),
-  });
-
-  const findBookings = gh.defineTool({
-    name: 'find_bookings',
-    title: 'Find bookings',
-    description: 'Lists bookings in this workspace, optionally filtered by customer name.',
-    effect: 'read',
-    requires: ['bookings.read'],
-    input: z.object({ customer: z.string().max(100).optional().describe('Part of the customer name.') }),
-    presenter: bookingList,
-    run: ({ input, services }) => services.bookings.find(input.customer),
-  });
-
-  const createBooking = gh.defineTool({
-    name: 'create_booking',
-    title: 'Create a booking',
-    description: 'Creates a booking for a customer at a start time (ISO 8601 with offset).',
-    effect: 'write',
-    requires: ['bookings.write'],
-    input: z.object({
-      customer: z.string().min(1).max(100),
-      starts_at: z.iso.datetime({ offset: true }).describe('Start, e.g. 2030-05-04T09:00:00+02:00.'),
-    }),
-    presenter: oneBooking,
-    run: ({ input, services }) => services.bookings.create(input.customer, input.starts_at),
-  });
-
-  const authenticate: Authenticate<Right> = async ({ token }) => {
-    const grant = tokens.get(sha256Hex(token));
-    if (!grant) return { ok: false, status: 401, reason: 'The token is not valid.' };
-    return {
-      ok: true,
-      connection: {
-        connectionId: `conn_${sha256Hex(token).slice(0, 12)}`,
-        tenantId: grant.tenantId,
-        creatorId: grant.personId,
-        clientName: 'demo',
-        channel: 'mcp',
-        rights: new Set<Right>(RIGHTS),
-      },
-    };
-  };
-
-  return gh.createServer({
-    name: 'gatehouse-booking',
-    version: '0.1.0',
-    tools: [findBookings, createBooking],
-    authenticate,
-  });
+/** How to build the booking product. */
+export interface BookingAppOptions {
+  /** The SQLite file (created when missing). */
+  readonly file: string;
+  /** The clock of services, guards and presenters; tests move it. */
+  readonly clock?: () => Date;
+  /** Where logs go; default pino to stderr. Never arguments (I17). */
+  readonly logger?: Logger;
+  /** Seed the demo data into an empty database; default true. */
+  readonly seed?: boolean;
+  /** Overrides of the MCP rate buckets per effect class. */
+  readonly rateLimits?: Partial<Record<Effect, BucketLimit>>;
 }
 
-export { BookingData };
+/** The booking product: its database, services, credentials, switches and MCP server. */
+export interface BookingApp {
+  readonly database: BookingDatabase;
+  readonly deps: ServiceDeps;
+  readonly ports: OutboundPorts;
+  readonly people: PeopleDirectory;
+  readonly apiAccess: ApiAccess;
+  readonly credentials: Credentials<Right>;
+  /** The MCP credentials (hashes only), for the admin page and the CLI. */
+  readonly credentialStore: CredentialStore;
+  readonly switches: Switches;
+  readonly mcp: GatehouseServer<Right>;
+  readonly logger: Logger;
+  /** Whether this start seeded an empty database. */
+  readonly seeded: boolean;
+  /** The services for an actor of the UI, the REST API or the CLI. */
+  servicesFor(actor: Actor): Services;
+  close(): void;
+}
+
+/** The default logger: JSON lines on stderr, so stdout stays free for stdio MCP and the banner. */
+export function stderrLogger(): Logger {
+  return pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
+}
+
+/**
+ * Opens the database (migrating and, when empty, seeding it) and wires the
+ * product: services, outbound ports, MCP credentials checked against live
+ * roles (I4), kill switches (I6) and the MCP server over the same services (I1).
+ */
+export function createBookingApp(options: BookingAppOptions): BookingApp {
+  const clock = options.clock ?? (() => new Date());
+  const logger = options.logger ?? stderrLogger();
+  const database = openBookingDatabase(options.file, clock().getTime());
+  const seeded = options.seed === false ? false : seedIfEmpty(database.db, clock());
+  const { db, stores } = database;
+  const deps: ServiceDeps = { db, clock, versions };
+  const ports = createOutboundPorts(db, clock);
+  const people = new PeopleDirectory(db, stores.audit, clock);
+  const access = accessControl(database, people, clock);
+  const mcp = createMcpServer({
+    database,
+    deps,
+    ports,
+    ...access,
+    logger,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    onInternalError: internalErrorLogger(logger),
+  });
+  return {
+    database,
+    deps,
+    ports,
+    people,
+    apiAccess: new ApiAccess(db, people, clock),
+    ...access,
+    mcp,
+    logger,
+    seeded,
+    servicesFor: (actor) => createServices(deps, actor, ports),
+    close: () => database.close(),
+  };
+}
+
+/** MCP credentials checked against the people's live roles (I4, I5), and the kill switches (I6). */
+function accessControl(database: BookingDatabase, people: PeopleDirectory, clock: () => Date) {
+  const { db, stores } = database;
+  const now = () => clock().getTime();
+  const credentialStore = new ToolsetCredentialStore(db, stores.credentials);
+  const credentials = createCredentials({
+    store: credentialStore,
+    audit: stores.audit,
+    people: { current: async (tenantId, personId) => people.standing(tenantId, personId) },
+    rights: RIGHTS,
+    clock: now,
+  });
+  const switches = createSwitches({
+    store: stores.switches,
+    audit: stores.audit,
+    tenantDefault: true,
+    retryAfterSeconds: 60,
+    clock: now,
+  });
+  return { credentialStore, credentials, switches };
+}
+
+/** Logs an unexpected error by correlation id and type; its detail (message, stack) only at debug level. */
+function internalErrorLogger(logger: Logger) {
+  return (error: unknown, correlationId: string) => {
+    const type = error instanceof Error ? error.name : typeof error;
+    logger.error({ correlation_id: correlationId, error_type: type }, 'internal error');
+    logger.debug({ correlation_id: correlationId, err: error }, 'internal error detail');
+  };
+}

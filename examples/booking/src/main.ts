@@ -1,43 +1,95 @@
-import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '@gatehouse/core';
-import { listen } from '@gatehouse/core/node';
 import { serveStdio } from '@gatehouse/core/stdio';
-import { BookingData, bookingServer } from './app.js';
+import { type BookingApp, createBookingApp } from './app.js';
+import { banner } from './banner.js';
+import { DEMO, databaseFile, portOf, UsageError } from './config.js';
+import { serveHttp } from './httpServer.js';
 
-const data = new BookingData();
-data.bookings.push({
-  id: data.nextId(),
-  tenantId: 'ws_acme',
-  customer: 'Ada Lovelace',
-  startsAt: '2030-05-04T09:00:00+02:00',
-  createdBy: 'person_owner',
-  paymentReference: 'PAY-SEEDED',
-});
+const DAY_MS = 86_400_000;
 
-if (process.argv.includes('--stdio')) {
-  const token = process.env.GATEHOUSE_TOKEN;
-  const tokens = new Map(
-    token ? [[sha256Hex(token), { tenantId: 'ws_acme', personId: 'person_owner' }]] : [],
-  );
-  serveStdio(bookingServer(data, tokens), { token });
-} else {
-  const token = `gh_${randomBytes(24).toString('base64url')}`;
-  const tokens = new Map([[sha256Hex(token), { tenantId: 'ws_acme', personId: 'person_owner' }]]);
-  const port = Number(process.env.PORT ?? 3333);
-  const { url } = await listen(bookingServer(data, tokens), { port });
-  const config = {
-    mcpServers: { booking: { type: 'http', url: url.href, headers: { Authorization: `Bearer ${token}` } } },
-  };
-  console.log(`Gatehouse booking example (minimal, in memory)
-
-MCP URL:     ${url.href}
-Demo token:  ${token}   (workspace ws_acme; shown once, valid until this process stops)
-
-Claude Code:
-  claude mcp add --transport http booking ${url.href} --header "Authorization: Bearer ${token}"
-
-MCP Inspector or any mcp.json:
-${JSON.stringify(config, null, 2)}
-
-Press Ctrl+C to stop.`);
+/** Mints the demo token of `npm start` for the seeded owner, with every right she holds. */
+async function demoToken(app: BookingApp) {
+  const person = app.people.get(DEMO.workspaceId, DEMO.personId);
+  const standing = app.people.standing(DEMO.workspaceId, DEMO.personId);
+  if (!person || !standing?.active) {
+    throw new UsageError(
+      `The demo owner ${DEMO.personId} of ${DEMO.workspaceId} is missing or inactive in this database.`,
+    );
+  }
+  const expiresAt = app.deps.clock().getTime() + DAY_MS;
+  const minted = await app.credentials.mint({
+    tenantIds: [DEMO.workspaceId],
+    creatorId: person.id,
+    rights: [...standing.rights],
+    clientLabel: 'Demo token (npm start)',
+    expiresAt,
+    channel: 'cli',
+  });
+  return { ...minted, person, expiresAt: new Date(expiresAt) };
 }
+
+/** Serves Streamable HTTP and the REST API on loopback and prints the banner. */
+async function serve(app: BookingApp): Promise<void> {
+  const serving = await serveHttp(app, { port: portOf() });
+  const demo = await demoToken(app);
+  process.stdout.write(
+    banner({
+      mcpUrl: serving.mcpUrl,
+      apiUrl: serving.apiUrl,
+      token: demo.token,
+      credentialId: demo.credential.id,
+      person: `${demo.person.name} (${demo.person.id}, ${demo.person.role})`,
+      workspace: DEMO.workspaceId,
+      expiresAt: demo.expiresAt,
+      file: app.database.file,
+      seeded: app.seeded,
+    }),
+  );
+  const stop = () => {
+    void serving.close().finally(() => {
+      app.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** Serves one stdio connection with the credential in `BOOKING_TOKEN`. */
+function serveOneStdioConnection(app: BookingApp): void {
+  const token = process.env.BOOKING_TOKEN;
+  if (!token) throw new UsageError('Set BOOKING_TOKEN to an MCP token (npm run booking -- token create …).');
+  const handle = serveStdio(app.mcp, {
+    token,
+    onerror: (error) => app.logger.error({ event: 'stdio', error_type: error.name }, 'stdio transport error'),
+  });
+  process.stdin.once('end', () => {
+    void handle.close().finally(() => app.close());
+  });
+}
+
+async function main(): Promise<void> {
+  const app = createBookingApp({ file: databaseFile() });
+  if (process.argv.includes('--stdio')) serveOneStdioConnection(app);
+  else await serve(app);
+}
+
+/** One line for the person at the terminal: the cause and the fix, never a stack trace. */
+function explain(error: unknown): { message: string; code: number } {
+  if (error instanceof UsageError) return { message: error.message, code: 2 };
+  if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
+    return {
+      message: `Port ${portOf()} is in use. Set PORT to another port (PORT=0 picks a free one).`,
+      code: 2,
+    };
+  }
+  return {
+    message: `The server could not start: ${error instanceof Error ? error.message : String(error)}`,
+    code: 1,
+  };
+}
+
+main().catch((error: unknown) => {
+  const { message, code } = explain(error);
+  process.stderr.write(`Error: ${message}\n`);
+  process.exit(code);
+});

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Json, type JsonObject, ToolError } from '@gatehouse/core';
+import type { z } from 'zod';
+
+/** An answer of a route: a status, a JSON body and extra headers. */
+export interface Reply {
+  readonly status: number;
+  readonly body?: Json;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A failure an API route answers with a status and a JSON body; never a stack or a raw message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: JsonObject = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const STATUS_OF: Readonly<Record<string, number>> = {
+  not_found: 404,
+  conflict: 409,
+  duplicate: 409,
+  missing_right: 403,
+  batch_count_mismatch: 409,
+};
+
+/** The reply for a failure: ApiError and ToolError (the services' business errors) keep their code; anything else is 500. */
+export function replyForError(error: unknown): Reply {
+  if (error instanceof ApiError) {
+    return {
+      status: error.status,
+      body: { error: error.code, message: error.message, details: error.details },
+    };
+  }
+  if (ToolError.is(error)) {
+    const body = { error: error.code, message: error.message, fix: error.fix, details: error.details };
+    return { status: STATUS_OF[error.code] ?? 400, body };
+  }
+  return { status: 500, body: { error: 'internal_error', message: 'The server failed unexpectedly.' } };
+}
+
+/** Writes a reply as JSON. */
+export function send(response: ServerResponse, reply: Reply): void {
+  const headers = { 'cache-control': 'no-store', ...reply.headers };
+  if (reply.body === undefined) {
+    response.writeHead(reply.status, headers).end();
+    return;
+  }
+  response
+    .writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+    .end(JSON.stringify(reply.body));
+}
+
+const MAX_BODY = 64 * 1024;
+
+/** Reads a JSON object body (at most 64 KiB); a bad body is a 400. */
+export async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The request body exceeds 64 KiB.');
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return {};
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
+}
+
+/** Validates `value` with a shared argument schema, refusing unknown fields (I14); 400 with paths and messages. */
+export function parseWith<S extends z.ZodObject>(schema: S, value: unknown): z.output<S> {
+  const result = schema.strict().safeParse(value);
+  if (result.success) return result.data as z.output<S>;
+  const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  throw new ApiError(400, 'invalid_arguments', issues[0]?.message ?? 'The arguments are invalid.', {
+    issues,
+  });
+}
+
+/** The value of one cookie, if the request carries it. */
+export function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
+  }
+  return undefined;
+}
+
+/** The query string as a plain object; the keys in `integers` become numbers when they look like one. */
+export function queryOf(url: URL, integers: readonly string[] = []): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [key, value] of url.searchParams) {
+    out[key] = integers.includes(key) && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}

@@ -1,0 +1,152 @@
+import {
+  bookingListPresenter,
+  bookingPresenter,
+  customerListPresenter,
+  customerPresenter,
+  deletedBookingPresenter,
+  technicianListPresenter,
+} from '../presenters.js';
+import {
+  createBookingInput,
+  findBookingsInput,
+  findCustomersInput,
+  findTechniciansInput,
+  updateBookingInput,
+} from '../schemas.js';
+import { apiWrite, type Route, type RouteContext, servicesOf } from './context.js';
+import { parseWith, queryOf } from './http.js';
+
+const now = (context: RouteContext) => ({ now: context.app.deps.clock() });
+const param = (context: RouteContext, index = 0) => context.params[index] ?? '';
+
+/**
+ * The product's REST API for its UI and integrations: the same services and
+ * argument shapes as the MCP tools (I1), with the product's own credentials.
+ */
+export const PRODUCT_ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    path: /^\/api\/customers$/,
+    auth: 'any',
+    right: 'customers.read',
+    handle: (c) => {
+      const input = parseWith(findCustomersInput, queryOf(c.url, ['limit']));
+      const customers = servicesOf(c).customers.find(input.query, input.limit);
+      return { status: 200, body: customerListPresenter.present({ customers }, now(c)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/api\/customers\/([^/]+)$/,
+    auth: 'any',
+    right: 'customers.read',
+    handle: (c) => ({
+      status: 200,
+      body: customerPresenter.present(servicesOf(c).customers.get(param(c)), now(c)),
+    }),
+  },
+  {
+    method: 'GET',
+    path: /^\/api\/technicians$/,
+    auth: 'any',
+    right: 'bookings.read',
+    handle: (c) => {
+      const onCall = c.url.searchParams.get('on_call');
+      const input = parseWith(findTechniciansInput, onCall === null ? {} : { on_call: onCall === 'true' });
+      const technicians = servicesOf(c).technicians.find(input.on_call);
+      return { status: 200, body: technicianListPresenter.present({ technicians }, now(c)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/api\/bookings$/,
+    auth: 'any',
+    right: 'bookings.read',
+    handle: (c) => {
+      const input = parseWith(findBookingsInput, queryOf(c.url, ['limit']));
+      const filter = {
+        customerId: input.customer_id,
+        technicianId: input.technician_id,
+        statuses: input.status ? [input.status] : undefined,
+        fromMs: input.from?.epochMilliseconds,
+        toMs: input.to?.epochMilliseconds,
+      };
+      const bookings = servicesOf(c).bookings.find(filter, input.limit);
+      return { status: 200, body: bookingListPresenter.present({ bookings }, now(c)) };
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/api\/bookings\/([^/]+)$/,
+    auth: 'any',
+    right: 'bookings.read',
+    handle: (c) => ({
+      status: 200,
+      body: bookingPresenter.present(servicesOf(c).bookings.get(param(c)), now(c)),
+    }),
+  },
+  {
+    method: 'POST',
+    path: /^\/api\/bookings$/,
+    auth: 'any',
+    right: 'bookings.write',
+    handle: async (c) => {
+      const input = parseWith(createBookingInput, await c.body());
+      const services = servicesOf(c);
+      const booking = await apiWrite(
+        c,
+        'booking.create',
+        (b) => [b.id],
+        () =>
+          services.bookings.create({
+            customerId: input.customer_id,
+            technicianId: input.technician_id ?? null,
+            startsAt: input.starts_at,
+            durationMinutes: input.duration_minutes,
+            price: input.price,
+          }),
+      );
+      return { status: 201, body: bookingPresenter.present(booking, now(c)) };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: /^\/api\/bookings\/([^/]+)$/,
+    auth: 'any',
+    right: 'bookings.write',
+    handle: async (c) => {
+      const input = parseWith(updateBookingInput.omit({ id: true }), await c.body());
+      const services = servicesOf(c);
+      const booking = await apiWrite(
+        c,
+        'booking.update',
+        (b) => [b.id],
+        () =>
+          services.bookings.update(param(c), input.version, {
+            technicianId: input.technician_id,
+            startsAt: input.starts_at,
+            durationMinutes: input.duration_minutes,
+            price: input.price,
+            status: input.status,
+          }),
+      );
+      return { status: 200, body: bookingPresenter.present(booking, now(c)) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: /^\/api\/bookings\/([^/]+)$/,
+    auth: 'any',
+    right: 'bookings.delete',
+    handle: async (c) => {
+      const services = servicesOf(c);
+      const deleted = await apiWrite(
+        c,
+        'booking.delete',
+        (b) => [b.id],
+        () => services.bookings.remove(param(c)),
+      );
+      return { status: 200, body: deletedBookingPresenter.present({ deleted }, now(c)) };
+    },
+  },
+];

@@ -1,0 +1,34 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The default database file: `examples/booking/data/booking.db` (gitignored), beside `src` and `dist`. */
+export const defaultDatabase = (): string => fileURLToPath(new URL('../data/booking.db', import.meta.url));
+
+/** The workspace and person the demo token of `npm start` is minted for. */
+export const DEMO = Object.freeze({ workspaceId: 'ws_acme', personId: 'p_olivia' });
+
+/** A configuration mistake, reported as one line with exit code 2, never as a stack trace. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/**
+ * The database file: `BOOKING_DB` when set (relative to the directory the
+ * command was started from), else {@link defaultDatabase}.
+ */
+export function databaseFile(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.BOOKING_DB?.trim();
+  if (!configured) return defaultDatabase();
+  return isAbsolute(configured) ? configured : resolve(env.INIT_CWD ?? process.cwd(), configured);
+}
+
+/** The HTTP port: `PORT` (0 picks a free one), default 3333. */
+export function portOf(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.PORT?.trim();
+  if (!raw) return 3333;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`PORT must be a whole number from 0 to 65535, not ${JSON.stringify(raw)}.`);
+  }
+  return port;
+}

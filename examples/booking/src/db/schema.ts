@@ -1,0 +1,164 @@
+import type { SqliteDatabase } from '@gatehouse/stores';
+
+/** One step of the product's schema; never edited once released, a new one is added instead. */
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** The product's own tables, beside the `gatehouse_` ones in the same file. */
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'booking product',
+    sql: `
+CREATE TABLE workspaces (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  zone TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE people (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  name TEXT NOT NULL,
+  email TEXT NOT NULL UNIQUE,
+  role TEXT NOT NULL CHECK (role IN ('owner', 'dispatcher', 'viewer')),
+  active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+  operator INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1)),
+  password_hash TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE customers (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  name TEXT NOT NULL,
+  email TEXT NOT NULL,
+  phone TEXT,
+  notes TEXT,
+  portal_password_hash TEXT,
+  payment_reference TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX customers_workspace_name ON customers (workspace_id, name);
+CREATE TABLE technicians (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  name TEXT NOT NULL,
+  phone TEXT NOT NULL,
+  on_call INTEGER NOT NULL DEFAULT 0 CHECK (on_call IN (0, 1))
+);
+CREATE TABLE bookings (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  customer_id TEXT NOT NULL REFERENCES customers (id),
+  technician_id TEXT REFERENCES technicians (id),
+  starts_at INTEGER NOT NULL,
+  zone TEXT NOT NULL,
+  duration_minutes INTEGER NOT NULL CHECK (duration_minutes BETWEEN 15 AND 480),
+  status TEXT NOT NULL CHECK (status IN ('scheduled', 'confirmed', 'completed', 'cancelled')),
+  price_minor INTEGER NOT NULL CHECK (price_minor >= 0),
+  currency TEXT NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 1,
+  created_by TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX bookings_workspace_start ON bookings (workspace_id, starts_at);
+CREATE INDEX bookings_customer_start ON bookings (workspace_id, customer_id, starts_at);
+CREATE TABLE alert_rules (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  name TEXT NOT NULL,
+  muted_until INTEGER,
+  mute_reason TEXT,
+  muted_by TEXT
+);
+CREATE TABLE outbound_messages (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  customer_id TEXT NOT NULL,
+  to_address TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  body TEXT NOT NULL,
+  sent_by TEXT NOT NULL,
+  sent_at INTEGER NOT NULL
+);
+CREATE TABLE outbound_pages (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL,
+  technician_id TEXT NOT NULL,
+  booking_id TEXT,
+  to_phone TEXT NOT NULL,
+  message TEXT NOT NULL,
+  sent_by TEXT NOT NULL,
+  sent_at INTEGER NOT NULL
+);
+CREATE TABLE alert_mutes (
+  id TEXT PRIMARY KEY,
+  workspace_id TEXT NOT NULL,
+  rule_id TEXT NOT NULL,
+  muted_until INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  muted_by TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE TABLE api_tokens (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  person_id TEXT NOT NULL REFERENCES people (id),
+  label TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE TABLE sessions (
+  token_hash TEXT PRIMARY KEY,
+  person_id TEXT NOT NULL REFERENCES people (id),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE credential_toolsets (
+  credential_id TEXT PRIMARY KEY,
+  toolset TEXT NOT NULL
+);
+`,
+  },
+];
+
+/** The product schema version this code writes. */
+export const PRODUCT_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Creates or upgrades the product's tables in one IMMEDIATE transaction,
+ * recording each step in `booking_migrations`; idempotent, safe when two
+ * processes start at once. Refuses a database from a newer version.
+ */
+export function migrateProductSchema(db: SqliteDatabase, now: number): readonly number[] {
+  const run = db.transaction((): number[] => {
+    db.exec(`CREATE TABLE IF NOT EXISTS booking_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+    const row = db
+      .prepare<[], { v: number | null }>('SELECT max(version) AS v FROM booking_migrations')
+      .get();
+    const from = row?.v ?? 0;
+    if (from > PRODUCT_SCHEMA_VERSION) {
+      throw new Error(
+        `The database has booking schema ${from}; this build knows up to ${PRODUCT_SCHEMA_VERSION}.`,
+      );
+    }
+    const record = db.prepare<[number, string, number]>(
+      'INSERT INTO booking_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+    );
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS.filter((m) => m.version > from)) {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+  return run.immediate();
+}

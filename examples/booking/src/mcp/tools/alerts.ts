@@ -1,0 +1,34 @@
+import type { ToolDefinition } from '@gatehouse/core';
+import type { Right } from '../../domain/model.js';
+import { alertRuleListPresenter, previewTime } from '../../presenters.js';
+import { muteAlertsInput } from '../../schemas.js';
+import type { Services } from '../../services/index.js';
+import type { BookingGatehouse } from '../gatehouse.js';
+
+/** `mute_alerts` (alert): the preview lists the rules and the end of the mute; confirming applies it. */
+export function alertTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
+  return [
+    gh.defineTool({
+      name: 'mute_alerts',
+      title: 'Mute alerts',
+      description:
+        'Mutes alert rules of this workspace (all, or the ones listed) until a time at most a day ahead.',
+      effect: 'alert',
+      requires: ['alerts.manage'],
+      input: muteAlertsInput,
+      presenter: alertRuleListPresenter,
+      prepare: ({ input, services }) => {
+        const plan = services.alerts.planMute(input.rule_ids, input.until, input.reason);
+        const until = previewTime(plan.until);
+        return {
+          content: { rules: plan.rules.map((r) => ({ id: r.id, name: r.name })), until, reason: plan.reason },
+          summary: `mute ${plan.rules.length} alert rule(s) until ${until.local} (${until.zone})`,
+        };
+      },
+      run: ({ input, services }) => {
+        const plan = services.alerts.planMute(input.rule_ids, input.until, input.reason);
+        return { rules: services.alerts.mute(plan) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,140 @@
+import { type ToolDefinition, ToolError } from '@gatehouse/core';
+import { batchGuard, duplicateGuard, versionGuard } from '@gatehouse/guards';
+import type { z } from 'zod';
+import type { Right } from '../../domain/model.js';
+import { bookingListPresenter, bookingPresenter } from '../../presenters.js';
+import { createBookingInput, rescheduleBookingsInput, updateBookingInput } from '../../schemas.js';
+import type { BatchSelection } from '../../services/bookingWrites.js';
+import type { Services } from '../../services/index.js';
+import type { BookingGatehouse, Lookups } from '../gatehouse.js';
+
+type CreateInput = z.output<typeof createBookingInput>;
+type UpdateInput = z.output<typeof updateBookingInput>;
+type RescheduleInput = z.output<typeof rescheduleBookingsInput>;
+
+/** The business key of a create (I11): the customer and the exact start. */
+const duplicateOf = (lookups: Lookups) =>
+  duplicateGuard<CreateInput>({
+    updateTool: 'update_booking',
+    noun: 'booking',
+    key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at.toInstant().toString() }),
+    find: async ({ input, connection }) =>
+      lookups
+        .servicesFor(connection)
+        .bookings.findSameStart(input.customer_id, input.starts_at.epochMilliseconds),
+  });
+
+/** The booking as the caller would read it now, for a stale version's `conflict` (I12). */
+const versionOf = (lookups: Lookups) =>
+  versionGuard<UpdateInput>({
+    readTool: 'get_booking',
+    current: async ({ input, connection }) => {
+      const booking = lookups.servicesFor(connection).bookings.lookup(input.id);
+      if (!booking) return undefined;
+      const object = bookingPresenter.present(booking, { now: lookups.clock() });
+      return { version: object.version, object };
+    },
+  });
+
+/** A batch filter in the service's terms. */
+const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
+  customerId: filter.customer_id,
+  technicianId: filter.technician_id,
+  fromMs: filter.from.epochMilliseconds,
+  toMs: filter.to.epochMilliseconds,
+});
+
+/** The bounded-batch guard (I13): a filter's matches are counted and listed before anything moves. */
+const batchOf = (lookups: Lookups) =>
+  batchGuard<RescheduleInput>({
+    maxSize: 50,
+    match: async ({ input, connection }) => {
+      if (!input.filter) return { total: 0, sample: [] };
+      const found = lookups.servicesFor(connection).bookings.match(filterOf(input.filter));
+      const sample = found.bookings.map((b) => ({
+        id: b.id,
+        customer: b.customer.name,
+        starts_at_utc: b.startsAt.toInstant().toString(),
+        status: b.status,
+      }));
+      return { total: found.total, sample };
+    },
+  });
+
+function selectionOf(input: RescheduleInput): BatchSelection {
+  if (input.ids && input.filter) {
+    throw new ToolError({
+      code: 'invalid_arguments',
+      message: 'reschedule_bookings takes ids or a filter, not both.',
+      fix: 'Send either ids, or a filter with expected_count.',
+    });
+  }
+  if (input.ids) return { ids: input.ids };
+  if (!input.filter) {
+    throw new ToolError({
+      code: 'invalid_arguments',
+      message: 'reschedule_bookings needs ids or a filter.',
+      fix: 'Send ids, or a filter with expected_count; find_bookings shows the candidates.',
+      next: { tool: 'find_bookings' },
+    });
+  }
+  return { filter: filterOf(input.filter), expectedCount: input.expected_count ?? -1 };
+}
+
+/** `create_booking`, `update_booking` and `reschedule_bookings`: silent writes through the booking service. */
+export function bookingWriteTools(gh: BookingGatehouse, lookups: Lookups): ToolDefinition<Right, Services>[] {
+  return [
+    gh.defineTool({
+      name: 'create_booking',
+      title: 'Create a booking',
+      description:
+        'Books a visit for a customer at a start time, for a duration and a price, optionally with a technician.',
+      effect: 'write',
+      requires: ['bookings.write'],
+      input: createBookingInput,
+      presenter: bookingPresenter,
+      guards: [duplicateOf(lookups)],
+      run: ({ input, services }) =>
+        services.bookings.create({
+          customerId: input.customer_id,
+          technicianId: input.technician_id ?? null,
+          startsAt: input.starts_at,
+          durationMinutes: input.duration_minutes,
+          price: input.price,
+        }),
+    }),
+    gh.defineTool({
+      name: 'update_booking',
+      title: 'Update a booking',
+      description:
+        'Changes the technician, start, duration, price or status of a booking, given the version last read.',
+      effect: 'write',
+      requires: ['bookings.write'],
+      input: updateBookingInput,
+      presenter: bookingPresenter,
+      guards: [versionOf(lookups)],
+      run: ({ input, services }) =>
+        services.bookings.update(input.id, input.version, {
+          technicianId: input.technician_id,
+          startsAt: input.starts_at,
+          durationMinutes: input.duration_minutes,
+          price: input.price,
+          status: input.status,
+        }),
+    }),
+    gh.defineTool({
+      name: 'reschedule_bookings',
+      title: 'Reschedule bookings',
+      description:
+        'Moves several live bookings by the same number of minutes: explicit ids, or a filter with the expected count.',
+      effect: 'write',
+      requires: ['bookings.write'],
+      input: rescheduleBookingsInput,
+      presenter: bookingListPresenter,
+      guards: [batchOf(lookups)],
+      run: ({ input, services }) => ({
+        bookings: services.bookings.reschedule(selectionOf(input), input.shift_minutes),
+      }),
+    }),
+  ];
+}

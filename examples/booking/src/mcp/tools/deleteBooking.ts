@@ -1,0 +1,43 @@
+import type { ToolDefinition } from '@gatehouse/core';
+import { formatMoney } from '@gatehouse/presenters';
+import type { Right } from '../../domain/model.js';
+import { deletedBookingPresenter, previewTime } from '../../presenters.js';
+import { deleteBookingInput } from '../../schemas.js';
+import type { Services } from '../../services/index.js';
+import type { BookingGatehouse } from '../gatehouse.js';
+
+/** `delete_booking` (delete): the preview lists exactly what would be deleted; confirming deletes it. */
+export function deleteBookingTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
+  return [
+    gh.defineTool({
+      name: 'delete_booking',
+      title: 'Delete a booking',
+      description:
+        'Deletes a booking that is not completed. Mails and pages already sent stay in the outbound log.',
+      effect: 'delete',
+      requires: ['bookings.delete'],
+      input: deleteBookingInput,
+      presenter: deletedBookingPresenter,
+      prepare: ({ input, services }) => {
+        const booking = services.bookings.planDelete(input.booking_id);
+        const startsAt = previewTime(booking.startsAt);
+        return {
+          content: {
+            deletes: [
+              {
+                booking_id: booking.id,
+                customer: booking.customer.name,
+                starts_at: startsAt,
+                status: booking.status,
+                price: formatMoney(booking.price, { locale: 'en-GB' }),
+              },
+            ],
+            keeps: 'Mails and pages already sent about this booking stay in the outbound log.',
+          },
+          summary: `delete booking ${booking.id} (${booking.customer.name}, ${startsAt.local} ${startsAt.zone})`,
+        };
+      },
+      run: ({ input, services }) => ({ deleted: services.bookings.remove(input.booking_id) }),
+    }),
+  ];
+}

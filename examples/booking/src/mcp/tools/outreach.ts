@@ -1,0 +1,65 @@
+import type { ToolDefinition } from '@gatehouse/core';
+import type { Right } from '../../domain/model.js';
+import { mailSentPresenter, pageSentPresenter } from '../../presenters.js';
+import { notifyCustomerInput, pageTechnicianInput } from '../../schemas.js';
+import type { Services } from '../../services/index.js';
+import type { BookingGatehouse } from '../gatehouse.js';
+
+/**
+ * `notify_customer` (notify) and `page_technician` (wake). Each prepares
+ * what would go out (I9): the preview shows the exact mail or page; only
+ * `confirm_action` sends it, through a port Gatehouse opens for that class.
+ */
+export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
+  return [
+    gh.defineTool({
+      name: 'notify_customer',
+      title: 'Mail a customer',
+      description:
+        'Mails the customer of a booking a reminder or a confirmation of the visit, with an optional note.',
+      effect: 'notify',
+      requires: ['customers.notify'],
+      input: notifyCustomerInput,
+      presenter: mailSentPresenter,
+      prepare: ({ input, services }) => {
+        const mail = services.outreach.draftMail(input.booking_id, input.kind, input.note);
+        return {
+          content: { to: mail.to, subject: mail.subject, body: mail.body },
+          summary: `mail ${mail.to} a ${input.kind} about booking ${mail.bookingId}`,
+        };
+      },
+      run: ({ input, services }) => {
+        const mail = services.outreach.draftMail(input.booking_id, input.kind, input.note);
+        return { message: services.outreach.sendMail(mail), booking: { id: mail.bookingId } };
+      },
+    }),
+    gh.defineTool({
+      name: 'page_technician',
+      title: 'Page a technician',
+      description: 'Pages an on-call technician with a short message, optionally about a booking.',
+      effect: 'wake',
+      requires: ['technicians.page'],
+      input: pageTechnicianInput,
+      presenter: pageSentPresenter,
+      prepare: ({ input, services }) => {
+        const page = services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
+        return {
+          content: {
+            technician: { id: page.technicianId, name: page.technicianName },
+            booking_id: page.bookingId,
+            message: page.message,
+          },
+          summary: `page ${page.technicianName} (${page.technicianId})${page.bookingId ? ` about ${page.bookingId}` : ''}`,
+        };
+      },
+      run: ({ input, services }) => {
+        const page = services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
+        return {
+          page: services.outreach.sendPage(page),
+          technician: { id: page.technicianId },
+          booking: page.bookingId === null ? null : { id: page.bookingId },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,141 @@
+import { formatMoney, sanitizeText } from '@gatehouse/presenters';
+import type { Temporal } from 'temporal-polyfill';
+import type { Actor, OutboundPorts } from '../domain/model.js';
+import { BookingReads } from './bookings.js';
+import { CustomerService } from './customers.js';
+import { invalid, loadWorkspace, type ServiceDeps, spokenTime, zoned } from './support.js';
+import { TechnicianService } from './technicians.js';
+
+/** The kinds of mail a customer can be sent about a booking. */
+export const MAIL_KINDS = ['reminder', 'confirmation'] as const;
+
+/** One kind of {@link MAIL_KINDS}. */
+export type MailKind = (typeof MAIL_KINDS)[number];
+
+/** A mail exactly as it would leave: rendered by the service, shown in the preview, sent on confirmation. */
+export interface MailDraft {
+  readonly bookingId: string;
+  readonly customerId: string;
+  readonly to: string;
+  readonly subject: string;
+  readonly body: string;
+}
+
+/** A page exactly as it would leave. */
+export interface PageDraft {
+  readonly technicianId: string;
+  readonly technicianName: string;
+  readonly bookingId: string | null;
+  readonly message: string;
+}
+
+/** What was sent, and when. */
+export interface Delivery {
+  readonly id: string;
+  readonly to: string;
+  readonly sentAt: Temporal.ZonedDateTime;
+}
+
+const SUBJECTS: Readonly<Record<MailKind, string>> = { reminder: 'Reminder', confirmation: 'Confirmed' };
+
+/**
+ * Mails to customers and pages to technicians. Drafts are pure renderings
+ * of the current data (the same data renders the same draft, so a preview
+ * can be compared at confirmation, I9); sending goes through the ports,
+ * which Gatehouse opens only for confirmed calls of the right class (I8).
+ */
+export class OutreachService {
+  readonly #bookings: BookingReads;
+  readonly #technicians: TechnicianService;
+  readonly #customers: CustomerService;
+  readonly #zone: string;
+  readonly #workspaceName: string;
+
+  constructor(
+    deps: ServiceDeps,
+    private readonly actor: Actor,
+    private readonly ports: Pick<OutboundPorts, 'mailer' | 'pager'>,
+  ) {
+    this.#bookings = new BookingReads(deps, actor);
+    this.#technicians = new TechnicianService(deps, actor);
+    this.#customers = new CustomerService(deps, actor);
+    const workspace = loadWorkspace(deps.db, actor.workspaceId);
+    this.#zone = workspace.zone;
+    this.#workspaceName = workspace.name;
+  }
+
+  /** Renders the mail about a live booking to its customer; nothing is sent. */
+  draftMail(bookingId: string, kind: MailKind, note: string | undefined): MailDraft {
+    const booking = this.#bookings.get(bookingId);
+    if (booking.status === 'cancelled' || booking.status === 'completed') {
+      throw invalid(
+        `Booking ${booking.id} is ${booking.status}; there is nothing to remind of or confirm.`,
+        'Mail customers only about scheduled or confirmed bookings.',
+      );
+    }
+    const customer = this.#customers.get(booking.customer.id);
+    const technician = booking.technician ? `, with ${booking.technician.name}` : '';
+    const lines = [
+      `Hello ${booking.customer.name},`,
+      '',
+      `${kind === 'reminder' ? 'This is a reminder of' : 'We confirm'} your visit on ${spokenTime(booking.startsAt)}, ${booking.durationMinutes} minutes${technician}. Price: ${formatMoney(booking.price, { locale: 'en-GB' })}. Reference: ${booking.id}.`,
+      ...(note ? ['', sanitizeText(note).trim()] : []),
+      '',
+      this.#workspaceName,
+    ];
+    return {
+      bookingId: booking.id,
+      customerId: booking.customer.id,
+      to: customer.email,
+      subject: `${SUBJECTS[kind]}: your visit on ${booking.startsAt.toPlainDate().toString()}`,
+      body: lines.join('\n'),
+    };
+  }
+
+  /** Sends a drafted mail through the mailer port. */
+  sendMail(draft: MailDraft): Delivery {
+    const receipt = this.ports.mailer.send({
+      ...draft,
+      workspaceId: this.actor.workspaceId,
+      sentBy: this.actor.personId,
+    });
+    return { id: receipt.id, to: draft.to, sentAt: zoned(receipt.atMs, this.#zone) };
+  }
+
+  /** Renders a page to an on-call technician, optionally about a booking; nothing is sent. */
+  draftPage(technicianId: string, bookingId: string | undefined, message: string): PageDraft {
+    const technician = this.#technicians.get(technicianId);
+    if (!technician.onCall) {
+      const onCall = this.#technicians.find(true).map((t) => t.id);
+      throw invalid(
+        `${technician.name} is not on call.`,
+        `Page a technician who is on call${onCall.length ? `: ${onCall.join(', ')}` : ''}.`,
+        {
+          on_call: onCall,
+        },
+      );
+    }
+    const booking = bookingId === undefined ? undefined : this.#bookings.get(bookingId);
+    const about = booking
+      ? ` [${booking.id}, ${booking.customer.name}, ${spokenTime(booking.startsAt)}]`
+      : '';
+    return {
+      technicianId: technician.id,
+      technicianName: technician.name,
+      bookingId: booking?.id ?? null,
+      message: `${sanitizeText(message).trim()}${about}`,
+    };
+  }
+
+  /** Sends a drafted page through the pager port. */
+  sendPage(draft: PageDraft): Delivery {
+    const receipt = this.ports.pager.send({
+      workspaceId: this.actor.workspaceId,
+      technicianId: draft.technicianId,
+      bookingId: draft.bookingId,
+      message: draft.message,
+      sentBy: this.actor.personId,
+    });
+    return { id: receipt.id, to: draft.technicianName, sentAt: zoned(receipt.atMs, this.#zone) };
+  }
+}

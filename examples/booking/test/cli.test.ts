@@ -1,0 +1,211 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256Hex } from '@gatehouse/core';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createBookingApp } from '../src/app.js';
+import { runCli } from '../src/cli/run.js';
+
+/** A temp database file and a CLI runner that captures stdout and stderr. */
+function cliFixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'booking-cli-'));
+  const file = join(dir, 'booking.db');
+  const run = async (...argv: string[]) => {
+    let out = '';
+    let err = '';
+    const io = {
+      out: (text: string) => {
+        out += text;
+      },
+      err: (text: string) => {
+        err += text;
+      },
+    };
+    const code = await runCli(argv, { file, io, logger: pino({ level: 'silent' }) });
+    return { code, out, err };
+  };
+  /** Opens the same file as another process would, runs `fn`, closes it. */
+  const inspect = async <T>(fn: (app: ReturnType<typeof createBookingApp>) => T | Promise<T>): Promise<T> => {
+    const app = createBookingApp({ file, seed: false, logger: pino({ level: 'silent' }) });
+    try {
+      return await fn(app);
+    } finally {
+      app.close();
+    }
+  };
+  const count = (sql: string, ...params: unknown[]) =>
+    inspect((app) => (app.database.db.prepare(sql).get(...params) as { n: number }).n);
+  return { run, inspect, count, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const tokenIn = (out: string) => /token {4}(ghmcp_\S+)/.exec(out)?.[1] ?? '';
+const idIn = (out: string) => /id {7}(cred_\S+)/.exec(out)?.[1] ?? '';
+
+describe('runCli', () => {
+  it('seeds an empty database once', async () => {
+    using cli = cliFixture();
+    expect(await cli.run('seed')).toMatchObject({ code: 0, out: expect.stringContaining('Seeded') });
+    expect(await cli.run('seed')).toMatchObject({ code: 0, out: expect.stringContaining('nothing changed') });
+    expect(await cli.count('SELECT count(*) AS n FROM workspaces')).toBe(2);
+  });
+
+  it('creates an MCP token shown once, stored hashed, with the rights and toolset asked for, audited with channel cli', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const created = await cli.run(
+      'token',
+      'create',
+      '--workspace',
+      'ws_acme',
+      '--person',
+      'p_dan',
+      '--rights',
+      'customers.read,bookings.read',
+      '--label',
+      'Claude on Dan’s laptop',
+      '--toolset',
+      'compact',
+    );
+    expect(created.code).toBe(0);
+    const token = tokenIn(created.out);
+    expect(token).toMatch(/^ghmcp_/);
+    expect(
+      await cli.count(
+        'SELECT count(*) AS n FROM gatehouse_credentials WHERE token_hash = ?',
+        sha256Hex(token),
+      ),
+    ).toBe(1);
+    expect(
+      await cli.count(
+        "SELECT count(*) AS n FROM gatehouse_credentials WHERE token_hash = ? OR rights LIKE '%write%'",
+        token,
+      ),
+    ).toBe(0);
+    expect(
+      await cli.count(
+        "SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'token.create' AND channel = 'cli'",
+      ),
+    ).toBe(1);
+    const decision = await cli.inspect((app) => app.credentials.authenticate({ token }));
+    expect(decision.ok && decision.connection.toolset).toBe('compact');
+    expect(decision.ok && [...decision.connection.rights].sort()).toEqual([
+      'bookings.read',
+      'customers.read',
+    ]);
+  });
+
+  it('refuses bad input with exit code 2 and one Error line, never a stack trace', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const bad: string[][] = [
+      [],
+      ['book', 'everything'],
+      ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_dan'],
+      ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_dan', '--rights', 'bookings.fly'],
+      ['token', 'create', '--workspace', 'ws_nope', '--person', 'p_dan', '--rights', 'bookings.read'],
+      ['token', 'create', '--workspace', 'ws_globex', '--person', 'p_dan', '--rights', 'bookings.read'],
+      ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_vera', '--rights', 'bookings.write'],
+      [
+        'token',
+        'create',
+        '--workspace',
+        'ws_acme',
+        '--person',
+        'p_dan',
+        '--rights',
+        'bookings.read',
+        '--toolset',
+        'tiny',
+      ],
+      [
+        'token',
+        'create',
+        '--workspace',
+        'ws_acme',
+        '--person',
+        'p_dan',
+        '--rights',
+        'bookings.read',
+        '--colour',
+        'red',
+      ],
+      ['token', 'revoke', 'cred_unknown'],
+      ['person', 'role', 'ws_acme', 'p_dan', 'king'],
+      ['person', 'deactivate', 'ws_acme'],
+      ['switch', 'global', 'maybe'],
+      ['switch', 'workspace', 'ws_nope', 'off'],
+    ];
+    for (const argv of bad) {
+      const result = await cli.run(...argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.err, argv.join(' ')).toMatch(/^Error: /);
+      expect(result.err).not.toMatch(/\n\s+at /);
+      expect(result.out).toBe('');
+    }
+    expect(await cli.count('SELECT count(*) AS n FROM gatehouse_credentials')).toBe(0);
+    expect(await cli.count("SELECT count(*) AS n FROM people WHERE role = 'dispatcher' AND active = 1")).toBe(
+      1,
+    );
+  });
+
+  it('revokes tokens and changes roles and activity, each audited with channel cli', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const created = await cli.run(
+      'token',
+      'create',
+      '--workspace',
+      'ws_acme',
+      '--person',
+      'p_dan',
+      '--rights',
+      'bookings.write',
+    );
+    const token = tokenIn(created.out);
+    expect(await cli.run('person', 'role', 'ws_acme', 'p_dan', 'viewer')).toMatchObject({ code: 0 });
+    const cut = await cli.inspect((app) => app.credentials.authenticate({ token }));
+    expect(cut.ok && [...cut.connection.rights]).toEqual([]);
+    expect(await cli.run('token', 'revoke', idIn(created.out))).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Revoked'),
+    });
+    expect((await cli.inspect((app) => app.credentials.authenticate({ token }))).ok).toBe(false);
+    expect(await cli.run('person', 'deactivate', 'ws_acme', 'p_vera')).toMatchObject({ code: 0 });
+    expect(await cli.count("SELECT count(*) AS n FROM people WHERE id = 'p_vera' AND active = 0")).toBe(1);
+    const audited =
+      "SELECT count(*) AS n FROM gatehouse_audit WHERE channel = 'cli' AND action IN ('person.role', 'token.revoke', 'person.deactivate')";
+    expect(await cli.count(audited)).toBe(3);
+  });
+
+  it('flips the global kill switch and a workspace’s agent access, audited with channel cli', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    expect(await cli.run('switch', 'global', 'on')).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('503'),
+    });
+    expect(await cli.run('switch', 'workspace', 'ws_globex', 'off')).toMatchObject({ code: 0 });
+    const state = await cli.inspect(async (app) => [
+      await app.switches.isGlobalOn(),
+      await app.switches.tenantAccess('ws_globex'),
+    ]);
+    expect(state).toEqual([true, false]);
+    expect(
+      await cli.count(
+        "SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'switch.set' AND channel = 'cli'",
+      ),
+    ).toBe(2);
+  });
+
+  it('sets a new staff password, shown once, that signs in', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const result = await cli.run('person', 'password', 'ws_acme', 'p_olivia');
+    const password = /\(shown once\): (\S+)/.exec(result.out)?.[1] ?? '';
+    expect(password.length).toBeGreaterThan(10);
+    expect(
+      await cli.inspect((app) => app.apiAccess.login('olivia@acme.example', password) !== undefined),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Outward tools take two steps (I9): notify, wake, alert and delete only
+ * prepare; confirm_action executes once, for the connection that prepared,
+ * with the exact summary, and only while what would go out is unchanged.
+ */
+import type { RawHttpClient } from '@gatehouse/testing';
+import { describe, expect, it } from 'vitest';
+import { codeOf, rawClient, structured } from './fixtures/raw.js';
+import { type TestApp, testApp } from './fixtures/testApp.js';
+
+const clientOf = async (t: TestApp) => rawClient((await t.serve()).mcpUrl, await t.mint());
+
+const confirm = (
+  client: RawHttpClient,
+  preview: Record<string, unknown>,
+  summary = preview.confirm_summary,
+) => client.callTool('confirm_action', { confirm_token: preview.confirm_token, confirm_summary: summary });
+
+describe('outward tools', () => {
+  it('pages a technician only after confirmation, once', async () => {
+    await using t = testApp();
+    const client = await clientOf(t);
+    const preview = structured(
+      await client.callTool('page_technician', {
+        technician_id: 'te_kim',
+        booking_id: 'bk_ada_boiler',
+        message: 'Pressure alarm at Ada’s.',
+      }),
+    );
+    expect(preview.status).toBe('PREVIEW');
+    expect(t.count('outbound_pages')).toBe(0);
+    const sent = structured(await confirm(client, preview));
+    expect(sent.status).toBe('ok');
+    expect(structured(await confirm(client, preview))).toEqual({ ...sent, replayed: true });
+    const reused = await client.callTool('confirm_action', {
+      confirm_token: preview.confirm_token,
+      confirm_summary: preview.confirm_summary,
+      idempotency_key: 'second-attempt',
+    });
+    expect(codeOf(reused)).toBe('confirm_used');
+    expect(
+      t.count(
+        'outbound_pages',
+        "technician_id = 'te_kim' AND booking_id = 'bk_ada_boiler' AND to_phone IS NOT NULL",
+      ),
+    ).toBe(1);
+  });
+
+  it('previews a mute with the rules it covers, and mutes them only when confirmed', async () => {
+    await using t = testApp();
+    const client = await clientOf(t);
+    const until = new Date(Date.now() + 3 * 3_600_000).toISOString();
+    const preview = structured(
+      await client.callTool('mute_alerts', { until, reason: 'Planned maintenance' }),
+    );
+    expect((preview.content as { rules: { id: string }[] }).rules.map((r) => r.id)).toEqual([
+      'ar_pressure',
+      'ar_missed',
+    ]);
+    expect(t.count('alert_rules', 'muted_until IS NOT NULL')).toBe(0);
+    expect(structured(await confirm(client, preview)).status).toBe('ok');
+    expect(t.count('alert_rules', "muted_until IS NOT NULL AND workspace_id = 'ws_acme'")).toBe(2);
+    expect(t.count('alert_rules', "muted_until IS NOT NULL AND workspace_id = 'ws_globex'")).toBe(0);
+  });
+
+  it('lists what a delete would remove, deletes nothing on preview or rejection, and deletes on confirmation', async () => {
+    await using t = testApp();
+    const client = await clientOf(t);
+    const first = structured(await client.callTool('delete_booking', { booking_id: 'bk_alan_check' }));
+    expect(JSON.stringify(first.content)).toContain('bk_alan_check');
+    expect(
+      structured(await client.callTool('reject_action', { confirm_token: first.confirm_token })).status,
+    ).toBe('ok');
+    expect(codeOf(await confirm(client, first))).toBe('confirm_rejected');
+    expect(t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
+    const second = structured(await client.callTool('delete_booking', { booking_id: 'bk_alan_check' }));
+    expect(structured(await confirm(client, second)).result).toMatchObject({ action: 'delete_booking' });
+    expect(t.count('bookings', "id = 'bk_alan_check'")).toBe(0);
+  });
+
+  it('refuses a wrong summary and a token of another connection, sending nothing', async () => {
+    await using t = testApp();
+    const client = await clientOf(t);
+    const preview = structured(await client.callTool('notify_customer', { booking_id: 'bk_ada_boiler' }));
+    expect(codeOf(await confirm(client, preview, 'mail everyone'))).toBe('confirm_summary_mismatch');
+    const other = rawClient(client.url, await t.mint());
+    expect(codeOf(await confirm(other, preview))).toBe('confirm_not_found');
+    expect(t.count('outbound_messages')).toBe(0);
+  });
+
+  it('answers changed_since_preview, sending nothing, when the booking changed between the two steps', async () => {
+    await using t = testApp();
+    const client = await clientOf(t);
+    const preview = structured(await client.callTool('notify_customer', { booking_id: 'bk_ada_boiler' }));
+    t.app.database.db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
+    const reply = structured(await confirm(client, preview));
+    expect(reply.error?.code).toBe('changed_since_preview');
+    expect(JSON.stringify(reply.error?.details)).toContain('120 minutes');
+    expect(t.count('outbound_messages')).toBe(0);
+  });
+
+  it('refuses an expired confirm token', async () => {
+    await using t = testApp();
+    const client = await clientOf(t);
+    const preview = structured(await client.callTool('notify_customer', { booking_id: 'bk_ada_boiler' }));
+    t.advance(11 * 60_000);
+    expect(codeOf(await confirm(client, preview))).toBe('confirm_expired');
+    expect(t.count('outbound_messages')).toBe(0);
+  });
+});
