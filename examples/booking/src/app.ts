@@ -4,7 +4,6 @@ import { type Logger, pino } from 'pino';
 import { type BookingDatabase, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
-import { ToolsetCredentialStore } from './mcp/credentialStore.js';
 import { createMcpServer } from './mcp/server.js';
 import { createOutboundPorts } from './ports/outbox.js';
 import { versions } from './presenters.js';
@@ -92,9 +91,9 @@ export function createBookingApp(options: BookingAppOptions): BookingApp {
 
 /** MCP credentials checked against the people's live roles (I4, I5), and the kill switches (I6). */
 function accessControl(database: BookingDatabase, people: PeopleDirectory, clock: () => Date) {
-  const { db, stores } = database;
+  const { stores } = database;
   const now = () => clock().getTime();
-  const credentialStore = new ToolsetCredentialStore(db, stores.credentials);
+  const credentialStore = stores.credentials;
   const credentials = createCredentials({
     store: credentialStore,
     audit: stores.audit,

@@ -9,6 +9,7 @@ interface CredentialRow {
   readonly creator_id: string;
   readonly rights: string;
   readonly client_label: string;
+  readonly toolset: string | null;
   readonly created_at: number;
   readonly expires_at: number | null;
   readonly revoked_at: number | null;
@@ -21,6 +22,7 @@ const toRow = (record: CredentialRecord): CredentialRow => ({
   creator_id: record.creatorId,
   rights: JSON.stringify(record.rights),
   client_label: record.clientLabel,
+  toolset: record.toolset ?? null,
   created_at: record.createdAt,
   expires_at: record.expiresAt,
   revoked_at: record.revokedAt,
@@ -34,6 +36,7 @@ const toRecord = (row: CredentialRow): CredentialRecord =>
     creatorId: row.creator_id,
     rights: Object.freeze(JSON.parse(row.rights) as string[]),
     clientLabel: row.client_label,
+    toolset: row.toolset,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
@@ -43,8 +46,8 @@ function prepareCredentials(db: SqliteDatabase) {
   return {
     insert: db.prepare<CredentialRow>(
       `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
-         created_at, expires_at, revoked_at)
-       VALUES (@id, @token_hash, @tenant_ids, @creator_id, @rights, @client_label, @created_at,
+         toolset, created_at, expires_at, revoked_at)
+       VALUES (@id, @token_hash, @tenant_ids, @creator_id, @rights, @client_label, @toolset, @created_at,
          @expires_at, @revoked_at)
        ON CONFLICT DO NOTHING`,
     ),

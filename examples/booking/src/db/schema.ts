@@ -120,10 +120,6 @@ CREATE TABLE sessions (
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
 );
-CREATE TABLE credential_toolsets (
-  credential_id TEXT PRIMARY KEY,
-  toolset TEXT NOT NULL
-);
 `,
   },
 ];

@@ -75,6 +75,7 @@ CREATE TABLE gatehouse_credentials (
   creator_id TEXT NOT NULL,
   rights TEXT NOT NULL,
   client_label TEXT NOT NULL,
+  toolset TEXT,
   created_at INTEGER NOT NULL,
   expires_at INTEGER,
   revoked_at INTEGER

@@ -9,6 +9,7 @@ const credential = (overrides: Partial<CredentialRecord> = {}): CredentialRecord
   creatorId: 'p1',
   rights: ['bookings.read', 'bookings.write'],
   clientLabel: 'Claude on laptop',
+  toolset: null,
   createdAt: 0,
   expiresAt: null,
   revokedAt: null,
@@ -27,9 +28,9 @@ const credential = (overrides: Partial<CredentialRecord> = {}): CredentialRecord
  */
 export function describeCredentialStore(name: string, factory: StoreFactory<CredentialStore>): void {
   describe(name, () => {
-    it('finds a credential by token hash and by id, exactly as inserted', async (ctx) => {
+    it('finds a credential by token hash and by id, exactly as inserted (toolset included)', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const record = credential({ tenantIds: ['t1', 't2'], expiresAt: 9_000 });
+      const record = credential({ tenantIds: ['t1', 't2'], expiresAt: 9_000, toolset: 'compact' });
       await store.insert(record);
       expect(await store.findByTokenHash('h1')).toEqual(record);
       expect(await store.findById('cr1')).toEqual(record);
