@@ -1,6 +1,7 @@
 import {
   type Authenticate,
   createGatehouse,
+  digest,
   MemoryAuditStore,
   MemoryReplayStore,
   type Presenter,
