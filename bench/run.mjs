@@ -1,4 +1,4 @@
-// Gatehouse benchmark. Full run (~2.5 min): `npm run bench`; smoke run (~20 s): `npm run bench -- --quick`.
+// Gatehouse benchmark. Full run (~3 min): `npm run bench`; smoke run (~25 s): `npm run bench -- --quick`.
 // Imports the BUILT packages (run `npm run build` first); `--expose-gc` makes the heap figures exact.
 // Speed targets are judged on ratios measured side by side in this one run, never on absolute times.
 // Prints aligned tables, then one JSON line with every figure. Exits 0 when every section ran (targets

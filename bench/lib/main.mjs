@@ -2,6 +2,7 @@
 import { cpus } from 'node:os';
 import { runConstruction } from './construction.mjs';
 import { startPlainEcho } from './contendersPlain.mjs';
+import { V1_CONTENDERS, v1ServerErrors } from './contendersV1.mjs';
 import { runHandlers } from './handler.mjs';
 import { measureRounds, pairedRatio, startContenders, startLoadGenerator } from './http.mjs';
 import { runInProcess } from './inProcess.mjs';
@@ -19,6 +20,7 @@ const PLAN = QUICK
       inProcess: { rounds: 3, calls: 1_000, warmupCalls: 1_000 },
       modern: { warmupMs: 600, roundMs: 600, rounds: 3 },
       legacy: { warmupMs: 300, roundMs: 600, rounds: 1 },
+      v1: { warmupMs: 300, roundMs: 600, rounds: 2 },
       ceilingMs: 500,
       handler: { rounds: 2, calls: 150 },
       construction: { rounds: 2, batches: 10, batchSize: 100 },
@@ -29,6 +31,7 @@ const PLAN = QUICK
       inProcess: { rounds: 10, calls: 3_000, warmupCalls: 3_000 },
       modern: { warmupMs: 2_000, roundMs: 1_500, rounds: 10 },
       legacy: { warmupMs: 1_000, roundMs: 1_500, rounds: 5 },
+      v1: { warmupMs: 1_000, roundMs: 1_500, rounds: 5 },
       ceilingMs: 2_000,
       handler: { rounds: 6, calls: 400 },
       construction: { rounds: 6, batches: 20, batchSize: 200 },
@@ -270,8 +273,48 @@ async function httpSections() {
         if (era === '2026-07-28') await ceilingCheck(loadgen);
       });
     }
+    const v1 = PLAN.v1;
+    const title = `2. SDK v1 host, Streamable HTTP 2025-11-25 (stateless): tools/call echo, ${CONCURRENCY} clients, ${v1.rounds} rounds × ${v1.roundMs} ms per contender`;
+    await section(title, () => v1Section(loadgen));
   } finally {
     await loadgen.close();
+    for (const c of contenders) if (c.close) await c.close().catch(() => {});
+  }
+}
+
+/** Section 2, v1 part: the SDK v1 host bare and with Gatehouse mounted (2025-11-25 only: v1 speaks up to it). */
+async function v1Section(loadgen) {
+  const era = '2025-11-25';
+  const contenders = await startContenders(log, V1_CONTENDERS);
+  try {
+    const rows = await measureRounds(loadgen, contenders, {
+      era,
+      method: 'tools/call',
+      concurrency: CONCURRENCY,
+      ...PLAN.v1,
+    });
+    printRows(rows);
+    for (const error of v1ServerErrors()) log(`  ! server error: ${error}`);
+    const [bare, gatehouse] = ['bareV1', 'gatehouseV1'].map((id) => rows.find((r) => r.id === id));
+    const ratio = pairedRatio(gatehouse, bare);
+    const clean = [bare, gatehouse].every((r) => !r.failed && r.errors === 0);
+    const vsBareV1 = ratio
+      ? {
+          median: round(ratio.median, 3),
+          min: round(ratio.min, 3),
+          max: round(ratio.max, 3),
+          cpuRatio: round(bare.cpuUsPerReq / gatehouse.cpuUsPerReq, 3),
+          clean,
+        }
+      : { clean };
+    log(
+      vsBareV1.median === undefined
+        ? 'Gatehouse on v1 / bare v1: n/a (a contender failed)'
+        : `Gatehouse on v1 / bare v1: ${fmt(vsBareV1.median, 3)}× req/s (rounds ${fmt(vsBareV1.min, 2)}–` +
+            `${fmt(vsBareV1.max, 2)}; by server CPU/req ${fmt(vsBareV1.cpuRatio, 3)}×) no target (info)`,
+    );
+    results.http.v1 = { era, contenders: summarize(rows), ratios: { vsBareV1 } };
+  } finally {
     for (const c of contenders) if (c.close) await c.close().catch(() => {});
   }
 }
@@ -335,6 +378,16 @@ function targetSummary() {
       });
     }
   }
+  const v1 = results.http?.v1?.ratios?.vsBareV1;
+  rows.push({
+    target: '2025-11-25 Gatehouse on SDK v1 / bare v1 (info, no target)',
+    measured:
+      v1?.median === undefined
+        ? 'not measured'
+        : `${fmt(v1.median, 3)}× (rounds ${fmt(v1.min, 2)}–${fmt(v1.max, 2)}; CPU ${fmt(v1.cpuRatio, 3)}×)` +
+          (v1.clean ? '' : ', with errors'),
+    met: undefined,
+  });
   const memory = results.memory;
   rows.push({
     target: `replay store heap flat (peak ≤ ${TARGETS.heapGrowth}× start)`,

@@ -1,0 +1,101 @@
+// Section 2, v1 part: the SDK v1 adoption path. Two hosts on SDK v1's low-level
+// `Server` over a stateless `StreamableHTTPServerTransport` (one server and
+// transport per request) on node:http: bare, with hand-written echo handlers,
+// and the same host with the echo tool served by Gatehouse (`mountGatehouse`)
+// behind the gate middleware (`createGateMiddleware`). v1 speaks protocol
+// versions up to 2025-11-25 only, so this section runs in that era.
+import { createServer as createHttpServer } from 'node:http';
+import { createGateMiddleware, mountGatehouse } from '@gatehouse/core/sdk-v1';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { gatehouseEchoServer } from './contenders.mjs';
+
+const INFO = { name: 'bench-echo', version: '1.0.0' };
+const ECHO_TOOL = {
+  name: 'echo',
+  description: 'Returns the text it is given.',
+  inputSchema: {
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+};
+
+/** (a) A bare v1 low-level `Server` with hand-written tools/list and tools/call handlers. */
+function bareV1Server() {
+  const server = new Server(INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [ECHO_TOOL] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name !== 'echo') {
+      return { content: [{ type: 'text', text: 'Unknown tool' }], isError: true };
+    }
+    const text = String(request.params.arguments?.text ?? '');
+    return { content: [{ type: 'text', text }] };
+  });
+  return server;
+}
+
+/** (b) The same v1 host with its echo tool served by Gatehouse. */
+function gatehouseV1Server(gatehouse, onerror) {
+  const server = new Server(INFO, { capabilities: {} });
+  mountGatehouse(server, gatehouse, { onerror });
+  return server;
+}
+
+/** Serves one request on a fresh server and stateless transport, closed when the response is. */
+async function serveStateless(newServer, req, res) {
+  const server = newServer();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on('close', () => void server.close());
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
+/** node:http on loopback, port picked by the OS; `listener` may return a promise. */
+async function serveNode(listener, onerror) {
+  const http = createHttpServer((req, res) => {
+    Promise.resolve(listener(req, res)).catch((error) => {
+      onerror(error);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = http.address();
+  const close = () =>
+    new Promise((resolve) => {
+      http.closeAllConnections();
+      http.close(() => resolve());
+    });
+  return { url: `http://127.0.0.1:${port}/mcp`, close };
+}
+
+/** Unexpected server-side errors; the load generator sees the failed responses, this keeps the first few. */
+const reported = [];
+const onerror = (error) => {
+  if (reported.length < 5) reported.push(String(error?.message ?? error));
+};
+export const v1ServerErrors = () => [...reported];
+
+export async function startBareV1() {
+  return serveNode((req, res) => serveStateless(bareV1Server, req, res), onerror);
+}
+
+export async function startGatehouseV1() {
+  const gatehouse = gatehouseEchoServer();
+  const gate = createGateMiddleware(gatehouse, { onerror });
+  return serveNode(
+    (req, res) => gate(req, res, () => serveStateless(() => gatehouseV1Server(gatehouse, onerror), req, res)),
+    onerror,
+  );
+}
+
+/** The v1 contenders in the order they are measured within each round. */
+export const V1_CONTENDERS = [
+  { id: 'bareV1', label: 'SDK v1 low-level Server', start: startBareV1 },
+  { id: 'gatehouseV1', label: 'Gatehouse on SDK v1', start: startGatehouseV1 },
+];
