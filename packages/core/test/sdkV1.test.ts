@@ -699,4 +699,16 @@ describe('mountGatehouse', () => {
     expect(refused.message).toContain('Gatehouse tools do not run as tasks.');
     expect(app.rows).toHaveLength(2);
   });
+
+  it('refuses malformed tools/call params as invalid params, not as an internal error', async () => {
+    const app = notesApp();
+    const server = new Server({ name: 'notes', version: '1.0.0' });
+    mountGatehouse(server, app.server, { credential: { token: TOKEN_T1 } });
+    const client = await inProcess(server);
+    const params = { name: 'add_note', arguments: null } as unknown as { name: string };
+    const refused = await rpcError(client.request({ method: 'tools/call', params }, CallToolResultSchema));
+    expect(refused.code).toBe(ErrorCode.InvalidParams);
+    expect(app.rows).toHaveLength(2);
+    expect(app.reported).toEqual([]);
+  });
 });

@@ -66,6 +66,15 @@ function resolver<TRight extends string>(
   };
 }
 
+/**
+ * `tools/call` as the SDK's protocol layer parses it before any handler: by
+ * method only. With the full `CallToolRequestSchema` there, malformed params
+ * (e.g. `arguments: null`) throw a bare ZodError that goes out as an internal
+ * error (-32603); this way the v1 `Server`'s own `tools/call` wrapper
+ * validates the request and refuses it as invalid params (-32602).
+ */
+const LOOSE_CALL_REQUEST = CallToolRequestSchema.pick({ method: true }).passthrough();
+
 const isMcpServer = (target: Server | McpServer): target is McpServer =>
   typeof (target as McpServer).registerTool === 'function' &&
   typeof (target as McpServer).server === 'object';
@@ -117,7 +126,9 @@ export function mountGatehouse<TRight extends string>(
   };
   mount.host = captureToolHandlers(server, (set) => {
     set(ListToolsRequestSchema, (request, extra) => sealed(() => listTools(mount, request, extra)));
-    set(CallToolRequestSchema, (request, extra) => sealed(() => callTool(mount, request, extra)));
+    set(LOOSE_CALL_REQUEST, (request, extra) =>
+      sealed(() => callTool(mount, request as CallToolRequest, extra)),
+    );
   });
 }
 

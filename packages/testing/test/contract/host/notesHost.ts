@@ -1,6 +1,7 @@
 import {
   type AuditStore,
   createGatehouse,
+  type GatehouseServer,
   MemoryAuditStore,
   MemoryCredentialStore,
   MemoryPendingActionStore,
@@ -35,8 +36,26 @@ export interface NotesHost extends ContractHost {
 
 const random = () => crypto.randomUUID().replaceAll('-', '');
 
-/** Starts the minimal multi-tenant notes host on 127.0.0.1, port 0, with the given flaws. */
-export async function startNotesHost(flaws: Flaws = {}): Promise<NotesHost> {
+/** Where the built server answers (its MCP URL), and how to stop serving it. */
+export interface ServedNotes {
+  readonly url: URL;
+  close(): Promise<void>;
+}
+
+/** Serves the built Gatehouse server of the notes host over HTTP on loopback. */
+export type ServeNotes = (server: GatehouseServer<Right>, flaws: Flaws) => Promise<ServedNotes>;
+
+/** The default: core's `listen` (SDK v2) on 127.0.0.1, port 0. */
+const listenNotes: ServeNotes = (server, flaws) =>
+  listen(server, {
+    ...(flaws.trustsForeignOrigin ? { allowedOrigins: ['localhost', '127.0.0.1', 'evil.example'] } : {}),
+  });
+
+/**
+ * Starts the minimal multi-tenant notes host with the given flaws; `serve`
+ * decides how its Gatehouse server is hosted (default: {@link listenNotes}).
+ */
+export async function startNotesHost(flaws: Flaws = {}, serve: ServeNotes = listenNotes): Promise<NotesHost> {
   const audit = new MemoryAuditStore();
   const dropping: AuditStore = { append: async () => {}, list: async () => [] };
   const data: DeskData = { notes: seedNotes(), reminders: [], outbox: [] };
@@ -83,9 +102,7 @@ export async function startNotesHost(flaws: Flaws = {}): Promise<NotesHost> {
     confirm: { store: new MemoryPendingActionStore() },
     clock,
   });
-  const served = await listen(flawedServer(server, flaws, logLines), {
-    ...(flaws.trustsForeignOrigin ? { allowedOrigins: ['localhost', '127.0.0.1', 'evil.example'] } : {}),
-  });
+  const served = await serve(flawedServer(server, flaws, logLines), flaws);
   const tokens = new Map<string, string>();
   const presenter = notePresenter(flaws);
   const ops = { actorId: 'ops', channel: 'cli' };
