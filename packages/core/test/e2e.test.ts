@@ -15,188 +15,19 @@ import {
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { createHttpHandler } from '../src/http.js';
-import {
-  type Authenticate,
-  createGatehouse,
-  type GateCheck,
-  type Logger,
-  MemoryAuditStore,
-} from '../src/index.js';
 import { listen } from '../src/node.js';
 import { serveStdio } from '../src/stdio.js';
-import { connection, type Note, NoteService, RIGHTS, type Right } from './fixtures.js';
-
-const SECRET_ERROR = 'connect ECONNREFUSED postgres://admin:hunter2@db:5432/prod at /srv/app/x.js';
-const LEAKS = ['hunter2', 'postgres://', '/srv/', 'ECONNREFUSED'];
-const ARG_CANARY = 'CANARY-ARG-5d1f0c';
-
-/** A note service with one method whose database is down. */
-class NotesWithStats extends NoteService {
-  stats(query: string): never {
-    this.calls.push(`stats:${query}`);
-    throw new Error(SECRET_ERROR);
-  }
-}
-
-interface Grant {
-  readonly tenant: string;
-  rights: Right[];
-  /** A revoked grant is refused with 403, an unknown token with 401. */
-  revoked?: boolean;
-}
-
-interface LogLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly record: object;
-  readonly message: string | undefined;
-}
-
-const TOKEN_T1 = 'ghmcp_t1_0123456789abcdef';
-const TOKEN_T2 = 'ghmcp_t2_fedcba9876543210';
-
-/** The notes app behind a live authenticator, a kill switch, a recording logger and error sink. */
-function notesServer() {
-  const rows: Note[] = [
-    { id: 'n1', tenant: 't1', text: 'groceries for t1', secret: 'DECOY-SECRET' },
-    { id: 'n2', tenant: 't2', text: 'groceries for t2', secret: 'DECOY-SECRET' },
-  ];
-  const services: NotesWithStats[] = [];
-  const grants = new Map<string, Grant>([
-    [TOKEN_T1, { tenant: 't1', rights: [...RIGHTS] }],
-    [TOKEN_T2, { tenant: 't2', rights: [...RIGHTS] }],
-  ]);
-  const authCalls: string[] = [];
-  const logs: LogLine[] = [];
-  const internalErrors: { error: unknown; correlationId: string }[] = [];
-  const killSwitch = { on: false };
-  /** Host code that throws (a database outage): the authenticator, the gate check, a visibility rule. */
-  const broken = { authenticate: false, gate: false, visibility: false };
-  const transportTenants: (string | undefined)[] = [];
-  const reported: Error[] = [];
-
-  const gh = createGatehouse({
-    rights: RIGHTS,
-    services: (c) => {
-      const notes = new NotesWithStats(rows, c);
-      services.push(notes);
-      return { notes };
-    },
-  });
-  const noteShape = {
-    type: 'object',
-    properties: { id: { type: 'string' }, text: { type: 'string' } },
-    required: ['id', 'text'],
-    additionalProperties: false,
-  };
-  const findNotes = gh.defineTool({
-    name: 'find_notes',
-    description: 'Finds notes whose text contains the query.',
-    effect: 'read',
-    requires: ['notes.read'],
-    input: z.object({ query: z.string().min(1) }),
-    presenter: {
-      outputSchema: {
-        type: 'object',
-        properties: { notes: { type: 'array', items: noteShape } },
-        required: ['notes'],
-        additionalProperties: false,
-      },
-      present: (notes: Note[]) => ({ notes: notes.map((n) => ({ id: n.id, text: n.text })) }),
-    },
-    run: ({ input, services }) => services.notes.find(input.query),
-  });
-  const addNote = gh.defineTool({
-    name: 'add_note',
-    description: 'Creates a note.',
-    effect: 'write',
-    requires: ['notes.write'],
-    input: z.object({ text: z.string().min(1).max(200) }),
-    presenter: { outputSchema: noteShape, present: (n: Note) => ({ id: n.id, text: n.text }) },
-    run: ({ input, services }) => services.notes.create(input.text),
-  });
-  const noteStats = gh.defineTool({
-    name: 'note_stats',
-    description: 'Counts notes whose text contains the query.',
-    effect: 'read',
-    requires: ['notes.read'],
-    input: z.object({ query: z.string().min(1) }),
-    presenter: { outputSchema: { type: 'object' }, present: (n: number) => ({ count: n }) },
-    run: ({ input, services }) => services.notes.stats(input.query),
-  });
-
-  const authenticate: Authenticate<Right> = async ({ token, transportTenant }) => {
-    authCalls.push(token);
-    transportTenants.push(transportTenant);
-    if (broken.authenticate) throw new Error(SECRET_ERROR);
-    const grant = grants.get(token);
-    if (!grant) return { ok: false, status: 401, reason: 'Unknown token.' };
-    if (grant.revoked) return { ok: false, status: 403, reason: 'This token was revoked.' };
-    if (transportTenant !== undefined && transportTenant !== grant.tenant) {
-      return { ok: false, status: 403, reason: 'This token does not serve that workspace.' };
-    }
-    return {
-      ok: true,
-      connection: connection({
-        connectionId: `conn_${grant.tenant}`,
-        tenantId: grant.tenant,
-        rights: new Set(grant.rights),
-      }),
-    };
-  };
-  const killSwitchCheck: GateCheck = () => {
-    if (broken.gate) throw new Error(SECRET_ERROR);
-    return killSwitch.on
-      ? { status: 503, reason: 'Agent access is paused.', retryAfterSeconds: 30 }
-      : undefined;
-  };
-  const record =
-    (level: LogLine['level']) =>
-    (obj: object, message?: string): void => {
-      logs.push({ level, record: structuredClone(obj), message });
-    };
-  const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error') };
-
-  const audit = new MemoryAuditStore();
-  const server = gh.createServer({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [findNotes, addNote, noteStats],
-    authenticate,
-    audit,
-    gate: [killSwitchCheck],
-    visibility: [
-      () => {
-        if (broken.visibility) throw new Error(SECRET_ERROR);
-        return undefined;
-      },
-    ],
-    logger,
-    onInternalError: (error, correlationId) => internalErrors.push({ error, correlationId }),
-  });
-  /** Everything the services were asked to do, in order. */
-  const calls = () => services.flatMap((s) => s.calls);
-  /** What transports hand to `onerror`. */
-  const onerror = (error: Error) => reported.push(error);
-  return {
-    server,
-    rows,
-    services,
-    calls,
-    grants,
-    authCalls,
-    transportTenants,
-    logs,
-    internalErrors,
-    killSwitch,
-    broken,
-    reported,
-    onerror,
-  };
-}
-
-type NotesServer = ReturnType<typeof notesServer>;
+import {
+  ARG_CANARY,
+  LEAKS,
+  type NotesServer,
+  notesServer,
+  SECRET_ERROR,
+  TOKEN_T1,
+  TOKEN_T2,
+} from './fixtures/notesServer.js';
+import { RIGHTS } from './fixtures.js';
 
 /** A connected SDK client and what it sent; disposing it closes client and server side. */
 interface Session extends AsyncDisposable {
