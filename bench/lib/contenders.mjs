@@ -20,7 +20,7 @@ const ECHO_INPUT_SCHEMA = {
 };
 
 /** node:http on loopback, port picked by the OS. */
-async function serveNode(listener) {
+export async function serveNode(listener) {
   const http = createHttpServer(listener);
   await new Promise((resolve, reject) => {
     http.once('error', reject);

@@ -4,12 +4,11 @@
 // and the same host with the echo tool served by Gatehouse (`mountGatehouse`)
 // behind the gate middleware (`createGateMiddleware`). v1 speaks protocol
 // versions up to 2025-11-25 only, so this section runs in that era.
-import { createServer as createHttpServer } from 'node:http';
 import { createGateMiddleware, mountGatehouse } from '@gatehouse/core/sdk-v1';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { gatehouseEchoServer } from './contenders.mjs';
+import { gatehouseEchoServer, serveNode } from './contenders.mjs';
 
 const INFO = { name: 'bench-echo', version: '1.0.0' };
 const ECHO_TOOL = {
@@ -53,25 +52,14 @@ async function serveStateless(newServer, req, res) {
   await transport.handleRequest(req, res);
 }
 
-/** node:http on loopback, port picked by the OS; `listener` may return a promise. */
-async function serveNode(listener, onerror) {
-  const http = createHttpServer((req, res) => {
+/** node:http on loopback (the shared helper); `listener` may return a promise, whose failure is reported. */
+function serveReporting(listener, onerror) {
+  return serveNode((req, res) => {
     Promise.resolve(listener(req, res)).catch((error) => {
       onerror(error);
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
-  await new Promise((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = http.address();
-  const close = () =>
-    new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    });
-  return { url: `http://127.0.0.1:${port}/mcp`, close };
 }
 
 /** Unexpected server-side errors; the load generator sees the failed responses, this keeps the first few. */
@@ -82,13 +70,13 @@ const onerror = (error) => {
 export const v1ServerErrors = () => [...reported];
 
 export async function startBareV1() {
-  return serveNode((req, res) => serveStateless(bareV1Server, req, res), onerror);
+  return serveReporting((req, res) => serveStateless(bareV1Server, req, res), onerror);
 }
 
 export async function startGatehouseV1() {
   const gatehouse = gatehouseEchoServer();
   const gate = createGateMiddleware(gatehouse, { onerror });
-  return serveNode(
+  return serveReporting(
     (req, res) => gate(req, res, () => serveStateless(() => gatehouseV1Server(gatehouse, onerror), req, res)),
     onerror,
   );
