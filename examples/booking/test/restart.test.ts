@@ -6,46 +6,26 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RawStdioClient } from '@gatehouse/testing';
 import Database from 'better-sqlite3';
-import { buildSync } from 'esbuild';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
 import { runCli } from '../src/cli/run.js';
 import { rawClient, structured } from './fixtures/raw.js';
 import { berlin } from './fixtures/testApp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const packages = join(here, '../../../packages');
-const nodeModules = dirname(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
 let dir = '';
 let script = '';
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'booking-restart-'));
   script = join(dir, 'main.cjs');
-  buildSync({
-    entryPoints: [join(here, '../src/main.ts')],
-    outfile: script,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['better-sqlite3', 'pino'],
-    alias: {
-      '@gatehouse/core/node': join(packages, 'core/src/node.ts'),
-      '@gatehouse/core/stdio': join(packages, 'core/src/stdio.ts'),
-      '@gatehouse/core': join(packages, 'core/src/index.ts'),
-      '@gatehouse/guards': join(packages, 'guards/src/index.ts'),
-      '@gatehouse/presenters': join(packages, 'presenters/src/index.ts'),
-      '@gatehouse/stores': join(packages, 'stores/src/index.ts'),
-    },
-    logLevel: 'silent',
-  });
+  bundleChild(join(here, '../src/main.ts'), script);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,7 +40,7 @@ interface Running {
 /** Starts `main` on `file` (PORT=0) and reads the MCP URL and demo token from its banner. */
 function start(file: string): Promise<Running> {
   const child: ChildProcess = spawn(process.execPath, [script], {
-    env: { ...process.env, NODE_PATH: nodeModules, BOOKING_DB: file, PORT: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...CHILD_ENV, BOOKING_DB: file, PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -170,7 +150,7 @@ describe('the booking server process', () => {
       'bookings.read',
     );
     const token = /token {4}(\S+)/.exec(created)?.[1] ?? '';
-    const env = { NODE_PATH: nodeModules, BOOKING_DB: file, LOG_LEVEL: 'warn' };
+    const env = { ...CHILD_ENV, BOOKING_DB: file, LOG_LEVEL: 'warn' };
     const client = await RawStdioClient.spawn({
       command: process.execPath,
       args: [script, '--stdio'],

@@ -1,38 +1,23 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigurationError, defineGuard } from '@gatehouse/core';
-import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
 import { createWriteLock, openDatabase, transactionGuard } from '../src/index.js';
 import { tempDatabase } from './fixtures/tempDatabase.js';
 import { type Counts, openWriteServer, type WriteServer } from './fixtures/writeServer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const nodeModules = dirname(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
 let buildDir = '';
 let script = '';
 
 beforeAll(() => {
   buildDir = mkdtempSync(join(tmpdir(), 'gatehouse-tx-child-'));
   script = join(buildDir, 'transactionChild.cjs');
-  buildSync({
-    entryPoints: [join(here, 'fixtures/transactionChild.ts')],
-    outfile: script,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['better-sqlite3'],
-    alias: {
-      '@gatehouse/core': join(here, '../../core/src/index.ts'),
-      '@gatehouse/guards': join(here, '../../guards/src/index.ts'),
-    },
-    logLevel: 'silent',
-  });
+  bundleChild(join(here, 'fixtures/transactionChild.ts'), script);
 });
 
 afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
@@ -64,7 +49,7 @@ interface ChildLine {
 /** Starts the child server; resolves with its first line and a way to kill it and wait for the exit. */
 function startChild(mode: 'pause' | 'commit', file: string) {
   const child = spawn(process.execPath, [script, mode, file], {
-    env: { ...process.env, NODE_PATH: nodeModules },
+    env: { ...process.env, ...CHILD_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
