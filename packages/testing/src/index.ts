@@ -12,8 +12,15 @@ export {
 export { CONTRACT_CHECKS } from './contract/catalog.js';
 export type { CheckContext, ContractCheck, Selection, ToolCheckContext } from './contract/check.js';
 export { defineServerCheck, defineToolCheck } from './contract/check.js';
-export type { ContractCallOptions, ContractClient, ContractReply } from './contract/client.js';
-export { openClient } from './contract/client.js';
+export type {
+  ClientOpener,
+  ClientTarget,
+  ContractCallOptions,
+  ContractClient,
+  ContractReply,
+  ReplyListener,
+} from './contract/client.js';
+export { openClient, stdioReply } from './contract/client.js';
 export type { DescribeContractOptions } from './contract/describeContract.js';
 export { describeContract } from './contract/describeContract.js';
 export type { RawToolResult } from './contract/envelope.js';

@@ -42,10 +42,22 @@ export interface ClientTarget {
   readonly listener?: ReplyListener | undefined;
 }
 
+/**
+ * Opens a {@link ContractClient} for `token` (none: no credential) at
+ * `target.endpoint`, e.g. an SDK client adapted to the contract's replies.
+ * The kit records `tools/call` results for the I18/I19 checks itself; an
+ * opener need not call `target.listener`.
+ */
+export type ClientOpener = (target: ClientTarget, token: string | undefined) => Promise<ContractClient>;
+
 /** Statuses carried by the gate's JSON-RPC errors over stdio. */
 const GATE_STATUSES = new Set([401, 403, 503]);
 
-function fromStdio(reply: RawReply): ContractReply {
+/**
+ * A stdio reply as the checks see it: the gate's HTTP-like status and retry
+ * hint read from the JSON-RPC error's `data` (200 when there is none).
+ */
+export function stdioReply(reply: Pick<RawReply, 'result' | 'error'>): ContractReply {
   const data = reply.error?.data;
   const status = isPlainObject(data) && GATE_STATUSES.has(Number(data.status)) ? Number(data.status) : 200;
   const retry = isPlainObject(data) ? data.retry_after_seconds : undefined;
@@ -126,7 +138,7 @@ export async function openClient(
   });
   const wrap = async (send: () => Promise<RawReply>) => {
     try {
-      return fromStdio(await send());
+      return stdioReply(await send());
     } catch (error) {
       return failed(error);
     }
@@ -137,4 +149,34 @@ export async function openClient(
     list: (options = {}) => wrap(() => raw.listTools(options)),
     close: () => raw.close(),
   };
+}
+
+/** `client` with every `tools/call` reply that carries a result reported to `listener`. */
+function listening(client: ContractClient, listener: ReplyListener | undefined): ContractClient {
+  if (!listener) return client;
+  return {
+    async call(tool, args, options) {
+      const reply = await client.call(tool, args, options);
+      if (reply.result !== undefined) listener(tool, args, reply);
+      return reply;
+    },
+    list: (options) => client.list(options),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The client a check gets: the fixture's `opener` when it has one, the kit's
+ * raw client ({@link openClient}) otherwise and for every request that sets
+ * `headers` (the HTTP gate checks send credentials and origins no SDK client
+ * would).
+ */
+export async function connectClient(
+  opener: ClientOpener | undefined,
+  target: ClientTarget,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<ContractClient> {
+  if (!opener || Object.keys(headers).length > 0) return openClient(target, token, headers);
+  return listening(await opener({ endpoint: target.endpoint, era: target.era }, token), target.listener);
 }

@@ -1,5 +1,6 @@
 import type { Effect, Json, JsonObject } from '@gatehouse/core';
 import type { McpEra } from '../types.js';
+import type { ClientOpener } from './client.js';
 
 /** A person in a tenant, as the host knows them. */
 export interface ContractActor {
@@ -160,4 +161,10 @@ export interface ContractFixture<H extends ContractHost = ContractHost> {
   readonly capabilities?: ContractCapabilities;
   /** The protocol revision to speak; default `2026-07-28`. */
   readonly era?: McpEra;
+  /**
+   * Opens each credential's client; default the kit's raw client. Set it to
+   * run the suite through an SDK client (e.g. one pinned to an older
+   * protocol revision). Requests that set headers still use the raw client.
+   */
+  readonly client?: ClientOpener;
 }

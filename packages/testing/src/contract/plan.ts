@@ -1,7 +1,7 @@
 import { EFFECT_TRAITS, EFFECTS, type Effect } from '@gatehouse/core';
 import { isPlainObject } from '../internal/jsonRpc.js';
 import type { McpEra } from '../types.js';
-import { openClient } from './client.js';
+import { type ClientOpener, connectClient } from './client.js';
 import type { ContractFixture, ContractHost, ToolFixture } from './fixture.js';
 
 /** A tool as the suite knows it: from `tools/list`, classified, with the fixture's knowledge. */
@@ -98,8 +98,12 @@ function toolOf(raw: Record<string, unknown>, fixture: ContractFixture, hidden: 
   return tool;
 }
 
-async function listedNames(host: ContractHost, plan: { era: McpEra }, token: string) {
-  const client = await openClient({ endpoint: host.endpoint, era: plan.era }, token);
+async function listedNames(
+  host: ContractHost,
+  plan: { era: McpEra; client: ClientOpener | undefined },
+  token: string,
+) {
+  const client = await connectClient(plan.client, { endpoint: host.endpoint, era: plan.era }, token);
   try {
     const reply = await client.list();
     const tools = reply.result?.tools;
@@ -126,12 +130,16 @@ export async function planContract<H extends ContractHost>(
   const era = fixture.era ?? '2026-07-28';
   const host = await fixture.start();
   try {
-    const listed = await listedNames(host, { era }, await host.mint(host.home));
+    const listed = await listedNames(host, { era, client: fixture.client }, await host.mint(host.home));
     const limited = fixture.limited
       ? new Set(
-          (await listedNames(host, { era }, await host.mint(host.home, fixture.limited))).map((t) =>
-            String(t.name),
-          ),
+          (
+            await listedNames(
+              host,
+              { era, client: fixture.client },
+              await host.mint(host.home, fixture.limited),
+            )
+          ).map((t) => String(t.name)),
         )
       : undefined;
     const hidden = new Set(

@@ -1,7 +1,7 @@
 import { resolveArgs, synthesizeArgs } from './args.js';
 import { CONTRACT_CHECKS } from './catalog.js';
 import type { CheckContext, ContractCheck, Selection } from './check.js';
-import { type ContractClient, openClient } from './client.js';
+import { type ContractClient, connectClient } from './client.js';
 import type { ContractFixture, ContractHost } from './fixture.js';
 import { ResultLedger } from './ledger.js';
 import { effectsSince, markEffects } from './observe.js';
@@ -52,7 +52,7 @@ function contextFor(plan: ContractPlan, host: ContractHost, ledger: ResultLedger
     },
   };
   const client = async (token: string | undefined, headers?: Record<string, string>) => {
-    const opened = await openClient(target, token, headers);
+    const opened = await connectClient(plan.fixture.client, target, token, headers);
     clients.push(opened);
     return opened;
   };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { resolveArgs, synthesizeArgs } from '../contract/args.js';
-import { type ContractClient, type ContractReply, openClient } from '../contract/client.js';
+import { type ContractClient, type ContractReply, connectClient } from '../contract/client.js';
 import {
   errorCode,
   errorEnvelopeFindings,
@@ -95,7 +95,11 @@ export async function fuzzTool(
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const numRuns = options.numRuns ?? 60;
   const host = await plan.fixture.start();
-  const client = await openClient({ endpoint: host.endpoint, era: plan.era }, await host.mint(host.home));
+  const client = await connectClient(
+    plan.fixture.client,
+    { endpoint: host.endpoint, era: plan.era },
+    await host.mint(host.home),
+  );
   const schemas = new OutputSchemas();
   let failure: readonly string[] = [];
   try {
