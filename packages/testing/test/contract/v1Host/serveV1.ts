@@ -17,15 +17,24 @@ import type { ServedNotes, ServeNotes } from '../host/notesHost.js';
 
 export type V1Mode = 'stateless' | 'stateful';
 
-/** A v1 low-level server with nothing of its own but Gatehouse's tools. */
-function v1Server(gatehouse: GatehouseServer<Right>, onerror: (error: Error) => void): Server {
+/** A v1 low-level server with nothing of its own but Gatehouse's tools; `handshakes` gets each client's name. */
+function v1Server(
+  gatehouse: GatehouseServer<Right>,
+  onerror: (error: Error) => void,
+  handshakes: string[],
+): Server {
   const server = new Server({ name: gatehouse.name, version: gatehouse.version }, { capabilities: {} });
   mountGatehouse(server, gatehouse, { onerror });
+  server.oninitialized = () => void handshakes.push(server.getClientVersion()?.name ?? '');
   return server;
 }
 
-/** The {@link ServeNotes} of the notes host on SDK v1 over Streamable HTTP in `mode`. */
-export function serveOnV1(mode: V1Mode, errors: Error[] = []): ServeNotes {
+/**
+ * The {@link ServeNotes} of the notes host on SDK v1 over Streamable HTTP in
+ * `mode`; `errors` collects what is reported to `onerror`, `handshakes` the
+ * name each client gave when it initialized.
+ */
+export function serveOnV1(mode: V1Mode, errors: Error[] = [], handshakes: string[] = []): ServeNotes {
   return async (gatehouse: GatehouseServer<Right>, flaws: Flaws): Promise<ServedNotes> => {
     const onerror = (error: Error) => void errors.push(error);
     const gate = createGateMiddleware(gatehouse, {
@@ -45,7 +54,7 @@ export function serveOnV1(mode: V1Mode, errors: Error[] = []): ServeNotes {
         onsessioninitialized: (sid) => void sessions.set(sid, transport),
         onsessionclosed: (sid) => void sessions.delete(sid),
       });
-      const server = v1Server(gatehouse, onerror);
+      const server = v1Server(gatehouse, onerror, handshakes);
       open.add(server);
       if (mode === 'stateless') {
         res.on('close', () => {
