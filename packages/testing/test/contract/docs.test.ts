@@ -7,7 +7,13 @@ import { notesFixture } from './host/fixture.js';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 const docs = (name: string) => read(`../../../../docs/${name}`);
-const SOURCES = ['host/fixture.ts', 'host/notesHost.ts', 'contract.test.ts', 'docs.test.ts'];
+const SOURCES = [
+  'host/fixture.ts',
+  'host/notesHost.ts',
+  'contract.test.ts',
+  'docs.test.ts',
+  'v1Host/fixture.ts',
+];
 
 /** The ```ts blocks of a Markdown page. */
 const codeBlocks = (markdown: string) =>
