@@ -121,7 +121,8 @@ function transportFor(kind: SdkClientKind, endpoint: HostEndpoint, token: string
   }
   const capture = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await fetch(input, init);
-    if (!response.ok) {
+    // only the POSTs carry requests; a refused GET (a stateless server has no SSE stream) is not an answer
+    if (!response.ok && init?.method === 'POST') {
       const body = await response.clone().text();
       refusal = {
         status: response.status,
