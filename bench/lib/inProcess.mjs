@@ -56,7 +56,7 @@ function replayLikeGuard(store) {
       const begun = await store.begin(key, argumentsDigest, 30_000, now);
       if (begun.state === 'completed') return { kind: 'result', data: begun.result, replayed: true };
       const outcome = await next();
-      if (outcome.kind === 'result') await store.complete(key, outcome.data, 60_000, now);
+      if (outcome.kind === 'result') await store.complete(key, argumentsDigest, outcome.data, 60_000, now);
       else await store.release(key);
       return outcome;
     },

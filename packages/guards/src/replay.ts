@@ -129,7 +129,8 @@ export function replayGuard(options: ReplayGuardOptions): Guard {
         return outcome;
       }
       try {
-        await store.complete(key, call.tool.forReplay?.(outcome.data) ?? outcome.data, windowMs, clock());
+        const kept = call.tool.forReplay?.(outcome.data) ?? outcome.data;
+        await store.complete(key, argumentsDigest, kept, windowMs, clock());
       } catch (error) {
         options.onStoreError?.(error);
       }

@@ -1,4 +1,4 @@
-import { type Connection, MemoryAuditStore, type ToolCall } from '@gatehouse/core';
+import { type Connection, MemoryAuditStore, MemoryReplayStore, type ToolCall } from '@gatehouse/core';
 import { describe, expect, it, vi } from 'vitest';
 import {
   cachedPeople,
@@ -7,6 +7,7 @@ import {
   planVisibility,
   rateGuard,
   refuseMcpTokens,
+  replayGuard,
 } from '../src/index.js';
 import { People } from './desk.js';
 
@@ -174,5 +175,24 @@ describe('planVisibility', () => {
     });
     expect(await rule(tool, { ...connection, tenantId: 't2' })).toBeUndefined();
     expect(await rule({ ...tool, name: 'find_notes' }, connection)).toBeUndefined();
+  });
+});
+
+describe('replayGuard', () => {
+  it('replays a call that outlived its lease, even after the expired claim was swept', async () => {
+    let now = 0;
+    const store = new MemoryReplayStore();
+    const handle = replayGuard({ store, leaseMs: 10, clock: () => now }).handle!;
+    const write = { ...call('write'), input: { title: 'Boiler' } };
+    let runs = 0;
+    const slow = async () => {
+      runs++;
+      now = 1_000; // the call outlives its 10 ms lease; another key's claim sweeps the expired one
+      await store.begin('another', 'x', 10, now);
+      return { kind: 'result' as const, data: { id: 'n1' } };
+    };
+    expect(await handle(write, slow)).toEqual({ kind: 'result', data: { id: 'n1' } });
+    const again = await handle(write, slow);
+    expect([again, runs]).toEqual([{ kind: 'result', data: { id: 'n1' }, replayed: true }, 1]);
   });
 });

@@ -25,11 +25,11 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
   const read = db.prepare<[string], ReplayRow>(
     'SELECT state, arguments_digest, result FROM gatehouse_replay WHERE key = ?',
   );
-  const complete = db.prepare<{ key: string; result: string; expiresAt: number }>(
+  const complete = db.prepare<{ key: string; digest: string; result: string; expiresAt: number }>(
     `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at)
-     VALUES (@key, 'completed', '', @result, @expiresAt)
-     ON CONFLICT (key) DO UPDATE SET state = 'completed', result = excluded.result,
-       expires_at = excluded.expires_at`,
+     VALUES (@key, 'completed', @digest, @result, @expiresAt)
+     ON CONFLICT (key) DO UPDATE SET state = 'completed', arguments_digest = excluded.arguments_digest,
+       result = excluded.result, expires_at = excluded.expires_at`,
   );
   const sweep = db.prepare<[number, number]>(
     `DELETE FROM gatehouse_replay WHERE key IN
@@ -47,10 +47,12 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
       const result = JSON.parse(row.result ?? 'null') as JsonObject;
       return { state: 'completed', argumentsDigest: row.arguments_digest, result };
     }),
-    complete: db.transaction((key: string, result: JsonObject, windowMs: number, now: number): void => {
-      complete.run({ key, result: JSON.stringify(result), expiresAt: now + windowMs });
-      sweep.run(now, batch);
-    }),
+    complete: db.transaction(
+      (key: string, digest: string, result: JsonObject, windowMs: number, now: number): void => {
+        complete.run({ key, digest, result: JSON.stringify(result), expiresAt: now + windowMs });
+        sweep.run(now, batch);
+      },
+    ),
     release: db.prepare<[string]>("DELETE FROM gatehouse_replay WHERE key = ? AND state = 'running'"),
     purge: db.prepare<[number]>('DELETE FROM gatehouse_replay WHERE expires_at <= ?'),
   };
@@ -86,10 +88,15 @@ export class SqliteReplayStore implements ReplayStore {
   /**
    * Synchronous {@link ReplayStore.complete}. Call it inside the host's
    * `db.transaction` that performs the write, so both commit or neither does.
-   * Keeps the digest `begin` recorded.
    */
-  completeSync(key: string, result: JsonObject, windowMs: number, now: number): void {
-    this.#sql.complete.immediate(key, result, windowMs, now);
+  completeSync(
+    key: string,
+    argumentsDigest: string,
+    result: JsonObject,
+    windowMs: number,
+    now: number,
+  ): void {
+    this.#sql.complete.immediate(key, argumentsDigest, result, windowMs, now);
   }
 
   /** Synchronous {@link ReplayStore.release}: forgets a running key; a completed result stays. */
@@ -106,8 +113,14 @@ export class SqliteReplayStore implements ReplayStore {
     return this.beginSync(key, argumentsDigest, leaseMs, now);
   }
 
-  async complete(key: string, result: JsonObject, windowMs: number, now: number): Promise<void> {
-    this.completeSync(key, result, windowMs, now);
+  async complete(
+    key: string,
+    argumentsDigest: string,
+    result: JsonObject,
+    windowMs: number,
+    now: number,
+  ): Promise<void> {
+    this.completeSync(key, argumentsDigest, result, windowMs, now);
   }
 
   async release(key: string): Promise<void> {

@@ -37,7 +37,7 @@ describe('createSqliteStores on two connections to one file', () => {
       );
       const answers = await Promise.all(calls);
       expect(answers.filter((x) => x.state === 'started')).toHaveLength(1);
-      await a.replay.complete('k', { id: 'b1' }, 60_000, 1);
+      await a.replay.complete('k', 'd', { id: 'b1' }, 60_000, 1);
       expect(await b.replay.begin('k', 'd', 5_000, 2)).toMatchObject({
         state: 'completed',
         result: { id: 'b1' },

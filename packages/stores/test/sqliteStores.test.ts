@@ -38,7 +38,7 @@ describe('SqliteReplayStore', () => {
   it('keeps a completed result when a late release arrives', async () => {
     const store = new SqliteReplayStore(memoryDb());
     await store.begin('k', 'd', 1_000, 0);
-    await store.complete('k', { id: 'b1' }, 60_000, 1);
+    await store.complete('k', 'd', { id: 'b1' }, 60_000, 1);
     await store.release('k');
     expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({ state: 'completed', result: { id: 'b1' } });
   });
@@ -50,7 +50,7 @@ describe('SqliteReplayStore', () => {
     const insert = db.prepare<[string]>('INSERT INTO bookings (id) VALUES (?)');
     const write = db.transaction((id: string, fail: boolean) => {
       insert.run(id);
-      replay.completeSync(`fp-${id}`, { id }, 60_000, 0);
+      replay.completeSync(`fp-${id}`, 'd', { id }, 60_000, 0);
       if (fail) throw new Error('the service refused after writing');
     });
     expect(replay.beginSync('fp-b1', 'd', 5_000, 0).state).toBe('started');
@@ -70,8 +70,8 @@ describe('SqliteReplayStore', () => {
   it('makes expired records invisible at once, sweeps them on writes and purges them on request', () => {
     const db = memoryDb();
     const replay = new SqliteReplayStore(db);
-    for (let i = 0; i < 10; i++) replay.completeSync(`k${i}`, { i }, 100, 0);
-    replay.completeSync('live', { i: -1 }, 1_000, 0);
+    for (let i = 0; i < 10; i++) replay.completeSync(`k${i}`, 'd', { i }, 100, 0);
+    replay.completeSync('live', 'd', { i: -1 }, 1_000, 0);
     expect(replay.purgeExpired(99)).toBe(0);
     expect(replay.beginSync('k3', 'd', 10, 100).state).toBe('started');
     expect(count(db, 'gatehouse_replay')).toBe(2);
@@ -132,7 +132,7 @@ describe('createSqliteStores', () => {
   it('migrates, builds all six stores, and purges everything expired', () => {
     const db = new Database(':memory:');
     const stores = createSqliteStores(db, { expiredRetentionMs: 500 });
-    stores.replay.completeSync('k', { id: 'b1' }, 100, 0);
+    stores.replay.completeSync('k', 'd', { id: 'b1' }, 100, 0);
     stores.rateBuckets.takeSync('c1:read', { capacity: 1, refillPerSecond: 10 }, 0);
     stores.pendingActions.insertSync(action('pa1', 100));
     stores.pendingActions.insertSync(action('pa2', 10_000));

@@ -18,8 +18,19 @@ export type ReplayBegin =
  */
 export interface ReplayStore {
   begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin>;
-  /** Stores the presented result (one-time fields already removed) for the window. */
-  complete(key: string, result: JsonObject, windowMs: number, now: number): Promise<void>;
+  /**
+   * Stores the presented result (one-time fields already removed) for the
+   * window, with the digest of the arguments that produced it: the one given
+   * here, not one read back, since the `started` record may have expired and
+   * been swept while the call ran.
+   */
+  complete(
+    key: string,
+    argumentsDigest: string,
+    result: JsonObject,
+    windowMs: number,
+    now: number,
+  ): Promise<void>;
   /** Forgets a started key whose call failed, so a retry may run. A completed result is never released. */
   release(key: string): Promise<void>;
 }
@@ -44,9 +55,13 @@ export class MemoryReplayStore implements ReplayStore {
     return { state: 'started' };
   }
 
-  async complete(key: string, result: JsonObject, windowMs: number, now: number): Promise<void> {
-    const found = this.#entries.get(key, now);
-    const argumentsDigest = found?.argumentsDigest ?? '';
+  async complete(
+    key: string,
+    argumentsDigest: string,
+    result: JsonObject,
+    windowMs: number,
+    now: number,
+  ): Promise<void> {
     this.#entries.set(key, { state: 'completed', argumentsDigest, result }, now + windowMs, now);
   }
 

@@ -43,7 +43,7 @@ export function bookingWrites({ db, stores }: ProductDatabase) {
       objectIds: [id],
       note: null,
     });
-    stores.replay.completeSync(ticket.replayKey, result, WINDOW_MS, ticket.now);
+    stores.replay.completeSync(ticket.replayKey, ticket.argumentsDigest, result, WINDOW_MS, ticket.now);
     return result;
   });
 

@@ -26,7 +26,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       const { store } = await openFixture(factory, ctx);
       await store.begin('k', 'digest-1', 1_000, 0);
       const result = { booking: { id: 'b1', tags: ['a', 'b'], price: 12.5, paid: false, note: null } };
-      await store.complete('k', result, 60_000, 10);
+      await store.complete('k', 'digest-1', result, 60_000, 10);
       expect(await store.begin('k', 'digest-2', 1_000, 60_009)).toEqual({
         state: 'completed',
         argumentsDigest: 'digest-1',
@@ -37,7 +37,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     it('forgets a completed result the moment its window ends', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
       await store.begin('k', 'd', 1_000, 0);
-      await store.complete('k', { id: 'b1' }, 60_000, 10);
+      await store.complete('k', 'd', { id: 'b1' }, 60_000, 10);
       expect(await store.begin('k', 'd', 1_000, 60_010)).toEqual({ state: 'started' });
     });
 
@@ -67,7 +67,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     it('never erases a completed result on a late release, so the write cannot run again', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
       await store.begin('k', 'd', 1_000, 0);
-      await store.complete('k', { id: 'b1' }, 60_000, 1);
+      await store.complete('k', 'd', { id: 'b1' }, 60_000, 1);
       await store.release('k');
       expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({
         state: 'completed',
@@ -75,12 +75,18 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       });
     });
 
-    it('records a result completed after its lease ran out', async (ctx) => {
+    it('records a result completed after its lease ran out, with the digest it is given', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('k', 'd', 10, 0);
-      await store.complete('k', { id: 'late' }, 1_000, 50);
-      expect(await store.begin('k', 'd', 10, 100)).toMatchObject({
+      await store.begin('k', 'd1', 10, 0);
+      // other keys' writes at a later time sweep the expired lease of k before it completes
+      for (let i = 0; i < 20; i++) {
+        await store.begin(`other${i}`, 'x', 10, 40);
+        await store.complete(`other${i}`, 'x', { i }, 10_000, 40);
+      }
+      await store.complete('k', 'd1', { id: 'late' }, 1_000, 50);
+      expect(await store.begin('k', 'd2', 10, 100)).toEqual({
         state: 'completed',
+        argumentsDigest: 'd1',
         result: { id: 'late' },
       });
     });
@@ -88,7 +94,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     it('keeps keys independent', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
       await store.begin('a', 'd', 1_000, 0);
-      await store.complete('a', { id: 'a' }, 1_000, 0);
+      await store.complete('a', 'd', { id: 'a' }, 1_000, 0);
       expect(await store.begin('b', 'd', 1_000, 0)).toEqual({ state: 'started' });
       await store.release('b');
       expect((await store.begin('a', 'd', 1_000, 1)).state).toBe('completed');
@@ -97,7 +103,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     it('keeps running and completed records through a restart', async (ctx) => {
       const fixture = await openFixture(factory, ctx);
       await fixture.store.begin('done', 'd1', 1_000, 0);
-      await fixture.store.complete('done', { id: 'b1' }, 60_000, 0);
+      await fixture.store.complete('done', 'd1', { id: 'b1' }, 60_000, 0);
       await fixture.store.begin('busy', 'd2', 1_000, 0);
       const store = await restarted(fixture, ctx);
       expect(await store.begin('done', 'x', 1_000, 10)).toEqual({
@@ -112,7 +118,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       const fixture = await openFixture(factory, ctx);
       for (let i = 0; i < 3_000; i++) {
         await fixture.store.begin(`k${i}`, 'd', 10, i);
-        await fixture.store.complete(`k${i}`, { i }, 100, i);
+        await fixture.store.complete(`k${i}`, 'd', { i }, 100, i);
       }
       expect(await counted(fixture, ctx)).toBeLessThan(300);
     });
