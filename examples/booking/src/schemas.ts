@@ -1,6 +1,8 @@
 import { moneyInput, timeInput } from '@gatehouse/presenters';
 import { z } from 'zod';
 import { BOOKING_STATUSES, LIMITS } from './domain/model.js';
+import type { BookingFilter } from './services/bookingQueries.js';
+import type { NewBooking } from './services/bookingWrites.js';
 import { MAIL_KINDS } from './services/outreach.js';
 
 /**
@@ -41,6 +43,15 @@ export const findBookingsInput = z.object({
   limit: z.int().min(1).max(LIMITS.maxListed).default(20).describe('How many to return.'),
 });
 
+/** A booking search as the service takes it. */
+export const bookingFilterOf = (input: z.output<typeof findBookingsInput>): BookingFilter => ({
+  customerId: input.customer_id,
+  technicianId: input.technician_id,
+  statuses: input.status ? [input.status] : undefined,
+  fromMs: input.from?.epochMilliseconds,
+  toMs: input.to?.epochMilliseconds,
+});
+
 /** One booking. */
 export const getBookingInput = z.object({ id: id('booking') });
 
@@ -53,6 +64,15 @@ export const createBookingInput = z.object({
   }),
   duration_minutes: duration,
   price: moneyInput(),
+});
+
+/** A new booking as the service takes it. */
+export const newBookingOf = (input: z.output<typeof createBookingInput>): NewBooking => ({
+  customerId: input.customer_id,
+  technicianId: input.technician_id ?? null,
+  startsAt: input.starts_at,
+  durationMinutes: input.duration_minutes,
+  price: input.price,
 });
 
 /** Changes to a booking read at `version`. */

@@ -7,10 +7,12 @@ import {
   technicianListPresenter,
 } from '../presenters.js';
 import {
+  bookingFilterOf,
   createBookingInput,
   findBookingsInput,
   findCustomersInput,
   findTechniciansInput,
+  newBookingOf,
   updateBookingInput,
 } from '../schemas.js';
 import { apiWrite, type Route, type RouteContext, servicesOf } from './context.js';
@@ -64,14 +66,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     right: 'bookings.read',
     handle: (c) => {
       const input = parseWith(findBookingsInput, queryOf(c.url, ['limit']));
-      const filter = {
-        customerId: input.customer_id,
-        technicianId: input.technician_id,
-        statuses: input.status ? [input.status] : undefined,
-        fromMs: input.from?.epochMilliseconds,
-        toMs: input.to?.epochMilliseconds,
-      };
-      const bookings = servicesOf(c).bookings.find(filter, input.limit);
+      const bookings = servicesOf(c).bookings.find(bookingFilterOf(input), input.limit);
       return { status: 200, body: bookingListPresenter.present({ bookings }, now(c)) };
     },
   },
@@ -97,14 +92,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
         c,
         'booking.create',
         (b) => [b.id],
-        () =>
-          services.bookings.create({
-            customerId: input.customer_id,
-            technicianId: input.technician_id ?? null,
-            startsAt: input.starts_at,
-            durationMinutes: input.duration_minutes,
-            price: input.price,
-          }),
+        () => services.bookings.create(newBookingOf(input)),
       );
       return { status: 201, body: bookingPresenter.present(booking, now(c)) };
     },

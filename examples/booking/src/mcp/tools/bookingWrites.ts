@@ -3,7 +3,12 @@ import { batchGuard, duplicateGuard, versionGuard } from '@gatehouse/guards';
 import type { z } from 'zod';
 import type { Right } from '../../domain/model.js';
 import { bookingListPresenter, bookingPresenter } from '../../presenters.js';
-import { createBookingInput, rescheduleBookingsInput, updateBookingInput } from '../../schemas.js';
+import {
+  createBookingInput,
+  newBookingOf,
+  rescheduleBookingsInput,
+  updateBookingInput,
+} from '../../schemas.js';
 import type { BatchSelection } from '../../services/bookingWrites.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse, Lookups } from '../gatehouse.js';
@@ -94,14 +99,7 @@ export function bookingWriteTools(gh: BookingGatehouse, lookups: Lookups): ToolD
       input: createBookingInput,
       presenter: bookingPresenter,
       guards: [duplicateOf(lookups)],
-      run: ({ input, services }) =>
-        services.bookings.create({
-          customerId: input.customer_id,
-          technicianId: input.technician_id ?? null,
-          startsAt: input.starts_at,
-          durationMinutes: input.duration_minutes,
-          price: input.price,
-        }),
+      run: ({ input, services }) => services.bookings.create(newBookingOf(input)),
     }),
     gh.defineTool({
       name: 'update_booking',

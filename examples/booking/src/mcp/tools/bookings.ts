@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@gatehouse/core';
 import type { Right } from '../../domain/model.js';
 import { bookingListPresenter, bookingPresenter } from '../../presenters.js';
-import { findBookingsInput, getBookingInput } from '../../schemas.js';
+import { bookingFilterOf, findBookingsInput, getBookingInput } from '../../schemas.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse } from '../gatehouse.js';
 
@@ -18,16 +18,7 @@ export function bookingReadTools(gh: BookingGatehouse): ToolDefinition<Right, Se
       input: findBookingsInput,
       presenter: bookingListPresenter,
       run: ({ input, services }) => ({
-        bookings: services.bookings.find(
-          {
-            customerId: input.customer_id,
-            technicianId: input.technician_id,
-            statuses: input.status ? [input.status] : undefined,
-            fromMs: input.from?.epochMilliseconds,
-            toMs: input.to?.epochMilliseconds,
-          },
-          input.limit,
-        ),
+        bookings: services.bookings.find(bookingFilterOf(input), input.limit),
       }),
     }),
     gh.defineTool({
