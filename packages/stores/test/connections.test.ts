@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSqliteStores, openDatabase, type SqliteStores } from '../src/index.js';
+import { pendingAction } from './fixtures/records.js';
 import { type TempDatabase, tempDatabase } from './fixtures/tempDatabase.js';
 
 /** Two stores on two connections to one file, as two replicas would hold them. */
@@ -14,20 +15,7 @@ const twoConnections = async (
   }
 };
 
-const action = {
-  id: 'pa1',
-  tokenHash: 'h1',
-  connectionId: 'c1',
-  tenantId: 't1',
-  tool: 'notify_customer',
-  arguments: {},
-  argumentsDigest: 'ad',
-  contentHash: 'ch',
-  summary: 's',
-  createdAt: 0,
-  expiresAt: 60_000,
-  status: 'pending',
-} as const;
+const action = pendingAction('pa1');
 
 describe('createSqliteStores on two connections to one file', () => {
   it('lets only one connection start a key, and shows the other its result', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStores } from '../src/index.js';
 import { buildChild, runChild } from './fixtures/childProcess.js';
+import { credential, pendingAction } from './fixtures/records.js';
 import { type TempDatabase, tempDatabase } from './fixtures/tempDatabase.js';
 
 let buildDir = '';
@@ -28,34 +29,6 @@ const withDatabase = async (fn: (temp: TempDatabase) => Promise<void>): Promise<
 };
 
 const KEYS = 300;
-
-const pendingAction = (id: string) =>
-  ({
-    id,
-    tokenHash: `h-${id}`,
-    connectionId: 'c1',
-    tenantId: 't1',
-    tool: 'notify_customer',
-    arguments: {},
-    argumentsDigest: 'ad',
-    contentHash: 'ch',
-    summary: 's',
-    createdAt: 0,
-    expiresAt: 60_000,
-    status: 'pending',
-  }) as const;
-
-const credential = (id: string) => ({
-  id,
-  tokenHash: `th-${id}`,
-  tenantIds: ['t1'],
-  creatorId: 'p1',
-  rights: [],
-  clientLabel: 'cli',
-  createdAt: 0,
-  expiresAt: null,
-  revokedAt: null,
-});
 
 /**
  * Starts `processes` children together, each walking the same `keys` in the

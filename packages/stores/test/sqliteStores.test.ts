@@ -8,6 +8,7 @@ import {
   SqliteRateBucketStore,
   SqliteReplayStore,
 } from '../src/index.js';
+import { pendingAction } from './fixtures/records.js';
 
 const memoryDb = (): Database.Database => {
   const db = new Database(':memory:');
@@ -18,21 +19,7 @@ const memoryDb = (): Database.Database => {
 const count = (db: Database.Database, table: string): number =>
   db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
 
-const action = (id: string, expiresAt: number, createdAt = 0) =>
-  ({
-    id,
-    tokenHash: `h-${id}`,
-    connectionId: 'c1',
-    tenantId: 't1',
-    tool: 'notify_customer',
-    arguments: {},
-    argumentsDigest: 'ad',
-    contentHash: 'ch',
-    summary: 's',
-    createdAt,
-    expiresAt,
-    status: 'pending',
-  }) as const;
+const action = (id: string, expiresAt: number, createdAt = 0) => pendingAction(id, { expiresAt, createdAt });
 
 describe('SqliteReplayStore', () => {
   it('keeps a completed result when a late release arrives', async () => {
