@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { ClientCore, type CoreOptions, checkCoreOptions } from './internal/clientCore.js';
-import { isPlainObject, messagesIn, replyFor, requestIdOf } from './internal/jsonRpc.js';
+import { bodyValue, isPlainObject, messagesIn, replyFor, requestIdOf } from './internal/jsonRpc.js';
 import { MessageRouter } from './internal/messageRouter.js';
 import type { JsonRpcMessage, JsonRpcRequest, RawMcpClient, RawReply, RequestOptions } from './types.js';
 
@@ -32,14 +32,7 @@ export interface ProcessExit {
 }
 
 function isRequestWithId(value: unknown): boolean {
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return false;
-    }
-  }
+  const parsed = bodyValue(value);
   return isPlainObject(parsed) && typeof parsed.method === 'string' && requestIdOf(parsed) !== undefined;
 }
 

@@ -91,6 +91,43 @@ function httpClient(target: ClientTarget, token: string | undefined, headers: Re
   });
 }
 
+/** An HTTP reply as the checks see it: the status and `Retry-After` the gate answered with. */
+function httpReply(reply: Awaited<ReturnType<RawHttpClient['listTools']>>): ContractReply {
+  return {
+    status: reply.status,
+    retryAfter: reply.headers['retry-after'],
+    result: reply.result,
+    rpcError: reply.error,
+    failure: undefined,
+  };
+}
+
+/** What both raw clients offer the contract client. */
+interface RawSender<TReply> {
+  callTool(name: string, args: unknown, options: ContractCallOptions): Promise<TReply>;
+  listTools(options: ContractCallOptions): Promise<TReply>;
+  close(): Promise<void>;
+}
+
+/** A contract client over a raw one: replies mapped by `toReply`, a thrown request as a failure. */
+function contractClient<TReply>(
+  raw: RawSender<TReply>,
+  toReply: (reply: TReply) => ContractReply,
+): ContractClient {
+  const send = async (request: () => Promise<TReply>): Promise<ContractReply> => {
+    try {
+      return toReply(await request());
+    } catch (error) {
+      return failed(error);
+    }
+  };
+  return {
+    call: (tool, args, options = {}) => send(() => raw.callTool(tool, args, options)),
+    list: (options = {}) => send(() => raw.listTools(options)),
+    close: () => raw.close(),
+  };
+}
+
 /**
  * Opens a client for `token` (none: no credential at all). Over HTTP,
  * `headers` replace or add request headers (`authorization`, `origin`,
@@ -102,53 +139,20 @@ export async function openClient(
   headers: Record<string, string> = {},
 ): Promise<ContractClient> {
   const { endpoint } = target;
-  const notify = (tool: string, args: unknown, reply: ContractReply) => {
-    if (reply.result !== undefined) target.listener?.(tool, args, reply);
-    return reply;
-  };
-  if (endpoint.transport === 'http') {
-    const raw = httpClient(target, token, headers);
-    const wrap = async (send: () => Promise<Awaited<ReturnType<RawHttpClient['listTools']>>>) => {
-      try {
-        const reply = await send();
-        return {
-          status: reply.status,
-          retryAfter: reply.headers['retry-after'],
-          result: reply.result,
-          rpcError: reply.error,
-          failure: undefined,
-        };
-      } catch (error) {
-        return failed(error);
-      }
-    };
-    return {
-      call: async (tool, args, options = {}) =>
-        notify(tool, args, await wrap(() => raw.callTool(tool, args, options))),
-      list: (options = {}) => wrap(() => raw.listTools(options)),
-      close: () => raw.close(),
-    };
-  }
-  const raw = await RawStdioClient.spawn({
-    command: endpoint.command,
-    args: [...(endpoint.args ?? [])],
-    era: target.era,
-    env: { ...endpoint.env, [endpoint.tokenVariable]: token },
-    ...(endpoint.cwd === undefined ? {} : { cwd: endpoint.cwd }),
-  });
-  const wrap = async (send: () => Promise<RawReply>) => {
-    try {
-      return stdioReply(await send());
-    } catch (error) {
-      return failed(error);
-    }
-  };
-  return {
-    call: async (tool, args, options = {}) =>
-      notify(tool, args, await wrap(() => raw.callTool(tool, args, options))),
-    list: (options = {}) => wrap(() => raw.listTools(options)),
-    close: () => raw.close(),
-  };
+  const client =
+    endpoint.transport === 'http'
+      ? contractClient(httpClient(target, token, headers), httpReply)
+      : contractClient(
+          await RawStdioClient.spawn({
+            command: endpoint.command,
+            args: [...(endpoint.args ?? [])],
+            era: target.era,
+            env: { ...endpoint.env, [endpoint.tokenVariable]: token },
+            ...(endpoint.cwd === undefined ? {} : { cwd: endpoint.cwd }),
+          }),
+          stdioReply,
+        );
+  return listening(client, target.listener);
 }
 
 /** `client` with every `tools/call` reply that carries a result reported to `listener`. */

@@ -33,16 +33,19 @@ export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse 
   return 'result' in message || 'error' in message;
 }
 
+/** A request body as an object: JSON text parsed, anything else as it is; text that is not JSON: `undefined`. */
+export function bodyValue(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The id a request body carries, read from an object or from JSON text. */
 export function requestIdOf(body: unknown): JsonRpcId | undefined {
-  let value = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
+  const value = bodyValue(body);
   return isPlainObject(value) && isJsonRpcId(value.id) ? value.id : undefined;
 }
 
