@@ -5,15 +5,15 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** Workspace sources, so tests run against `src` without a build. Most specific first. */
 export const alias = [
-  { find: '@gatehouse/core/node', replacement: src('./packages/core/src/node.ts') },
-  { find: '@gatehouse/core/http', replacement: src('./packages/core/src/http.ts') },
-  { find: '@gatehouse/core/sdk-v1', replacement: src('./packages/core/src/sdkV1.ts') },
-  { find: '@gatehouse/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
-  { find: '@gatehouse/core', replacement: src('./packages/core/src/index.ts') },
-  { find: '@gatehouse/presenters', replacement: src('./packages/presenters/src/index.ts') },
-  { find: '@gatehouse/guards', replacement: src('./packages/guards/src/index.ts') },
-  { find: '@gatehouse/stores', replacement: src('./packages/stores/src/index.ts') },
-  { find: '@gatehouse/testing', replacement: src('./packages/testing/src/index.ts') },
+  { find: '@gatehousejs/core/node', replacement: src('./packages/core/src/node.ts') },
+  { find: '@gatehousejs/core/http', replacement: src('./packages/core/src/http.ts') },
+  { find: '@gatehousejs/core/sdk-v1', replacement: src('./packages/core/src/sdkV1.ts') },
+  { find: '@gatehousejs/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
+  { find: '@gatehousejs/core', replacement: src('./packages/core/src/index.ts') },
+  { find: '@gatehousejs/presenters', replacement: src('./packages/presenters/src/index.ts') },
+  { find: '@gatehousejs/guards', replacement: src('./packages/guards/src/index.ts') },
+  { find: '@gatehousejs/stores', replacement: src('./packages/stores/src/index.ts') },
+  { find: '@gatehousejs/testing', replacement: src('./packages/testing/src/index.ts') },
 ];
 
 const project = (

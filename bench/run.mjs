@@ -3,7 +3,7 @@
 // Speed targets are judged on ratios measured side by side in this one run, never on absolute times.
 // Prints aligned tables, then one JSON line with every figure. Exits 0 when every section ran (targets
 // are reported, not enforced) and 1 when a section crashed or the packages are not built.
-for (const entry of ['@gatehouse/core', '@gatehouse/core/node']) {
+for (const entry of ['@gatehousejs/core', '@gatehousejs/core/node']) {
   try {
     await import(entry);
   } catch (error) {

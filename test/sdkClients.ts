@@ -8,15 +8,15 @@
  * `Retry-After`, the JSON-RPC error in the body) is read from the responses
  * the client's `fetch` received.
  */
-import type { JsonObject } from '@gatehouse/core';
+import type { JsonObject } from '@gatehousejs/core';
 import type {
   ClientOpener,
   ClientTarget,
   ContractClient,
   ContractReply,
   HostEndpoint,
-} from '@gatehouse/testing';
-import { stdioReply } from '@gatehouse/testing';
+} from '@gatehousejs/testing';
+import { stdioReply } from '@gatehousejs/testing';
 import {
   Client as V2Client,
   StreamableHTTPClientTransport as V2HttpTransport,

@@ -1,8 +1,8 @@
 // The three HTTP contenders of the throughput benchmark. Each serves one `echo`
 // tool on 127.0.0.1 and is started in this (the server) process.
 import { createServer as createHttpServer } from 'node:http';
-import { createGatehouse } from '@gatehouse/core';
-import { listen } from '@gatehouse/core/node';
+import { createGatehouse } from '@gatehousejs/core';
+import { listen } from '@gatehousejs/core/node';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer, Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';

@@ -4,7 +4,7 @@
 // and the same host with the echo tool served by Gatehouse (`mountGatehouse`)
 // behind the gate middleware (`createGateMiddleware`). v1 speaks protocol
 // versions up to 2025-11-25 only, so this section runs in that era.
-import { createGateMiddleware, mountGatehouse } from '@gatehouse/core/sdk-v1';
+import { createGateMiddleware, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';

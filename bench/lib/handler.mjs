@@ -33,14 +33,14 @@ function requestFor(method, id) {
   });
 }
 
-/** Builds the handlers; Gatehouse's comes from `@gatehouse/core/http` when the build exports it. */
+/** Builds the handlers; Gatehouse's comes from `@gatehousejs/core/http` when the build exports it. */
 async function handlers() {
   const list = [
     { id: 'lowLevel', label: 'SDK low-level Server', handler: createMcpHandler(() => lowLevelServer()) },
     { id: 'mcpServer', label: 'SDK McpServer + zod', handler: createMcpHandler(() => mcpServer()) },
   ];
   try {
-    const { createHttpHandler } = await import('@gatehouse/core/http');
+    const { createHttpHandler } = await import('@gatehousejs/core/http');
     list.push({
       id: 'gatehouse',
       label: 'Gatehouse createHttpHandler',
@@ -50,7 +50,7 @@ async function handlers() {
     list.push({
       id: 'gatehouse',
       label: 'Gatehouse createHttpHandler',
-      startError: `@gatehouse/core/http: ${error?.message ?? error}`,
+      startError: `@gatehousejs/core/http: ${error?.message ?? error}`,
     });
   }
   return list;

@@ -1,7 +1,7 @@
 // Section 1: guard overhead in-process. The same silent `write` handler (an
 // in-memory insert and a small presenter) called bare and through the whole
 // Gatehouse pipeline (`server.callTool`), in alternating rounds.
-import { createGatehouse, digest, MemoryAuditStore, MemoryReplayStore } from '@gatehouse/core';
+import { createGatehouse, digest, MemoryAuditStore, MemoryReplayStore } from '@gatehousejs/core';
 import { z } from 'zod';
 import { benchAuthenticate, benchConnection } from './contenders.mjs';
 import { collect, median, quantile } from './stats.mjs';

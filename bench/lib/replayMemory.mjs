@@ -1,6 +1,6 @@
 // Section 4: bounded memory of core's MemoryReplayStore under a million
 // distinct calls with a short window and a fake clock.
-import { MemoryReplayStore } from '@gatehouse/core';
+import { MemoryReplayStore } from '@gatehousejs/core';
 import { heapMiB } from './stats.mjs';
 
 /**

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EFFECT_TRAITS, EFFECTS, ERROR_CODES } from '@gatehouse/core';
+import { EFFECT_TRAITS, EFFECTS, ERROR_CODES } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { server } from './firstTool.js';
 

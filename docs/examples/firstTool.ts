@@ -1,6 +1,6 @@
 // The "first tool" of the README; the region below is quoted there verbatim.
 // #region first-tool
-import { createGatehouse, sha256Hex } from '@gatehouse/core';
+import { createGatehouse, sha256Hex } from '@gatehousejs/core';
 import { z } from 'zod';
 
 const notes = [{ id: 'n1', workspace: 'ws_1', text: 'Call Ada about the boiler', secret: 'never shown' }];
@@ -47,4 +47,4 @@ export const server = gh.createServer({
         }
       : { ok: false, status: 401, reason: 'Unknown token.' },
 });
-// Serve it: `await listen(server, { port: 3333 })` from '@gatehouse/core/node'.
+// Serve it: `await listen(server, { port: 3333 })` from '@gatehousejs/core/node'.

@@ -1,5 +1,5 @@
-import { ToolError } from '@gatehouse/core';
-import { definePresenter, field } from '@gatehouse/presenters';
+import { ToolError } from '@gatehousejs/core';
+import { definePresenter, field } from '@gatehousejs/presenters';
 
 /** A customer row as the database returns it, secret columns included. */
 export interface CustomerRow {

@@ -8,7 +8,7 @@ import {
   percentOf,
   presentMoney,
   sumMoney,
-} from '@gatehouse/presenters';
+} from '@gatehousejs/presenters';
 import { z } from 'zod';
 
 export const addLineArgs = z

@@ -1,4 +1,4 @@
-import { definePresenter, field, parseTime, presentInstant, timeInput } from '@gatehouse/presenters';
+import { definePresenter, field, parseTime, presentInstant, timeInput } from '@gatehousejs/presenters';
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
 

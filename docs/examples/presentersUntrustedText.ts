@@ -1,4 +1,4 @@
-import { definePresenter, field, untrustedText } from '@gatehouse/presenters';
+import { definePresenter, field, untrustedText } from '@gatehousejs/presenters';
 
 export const ticketPresenter = definePresenter({
   name: 'ticket',

@@ -1,7 +1,7 @@
 // The same server with add_note moved to defineTool: the "after" of docs/migrating-from-sdk-v1.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createGatehouse, MemoryAuditStore, sha256Hex } from '@gatehouse/core';
-import { createGateMiddleware, type MountOptions, mountGatehouse } from '@gatehouse/core/sdk-v1';
+import { createGatehouse, MemoryAuditStore, sha256Hex } from '@gatehousejs/core';
+import { createGateMiddleware, type MountOptions, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener } from 'node:http';
-import type { MountOptions } from '@gatehouse/core/sdk-v1';
+import type { MountOptions } from '@gatehousejs/core/sdk-v1';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -1,5 +1,5 @@
-import type { BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehouse/core';
-import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehouse/guards';
+import type { BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehousejs/core';
+import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/guards';
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';

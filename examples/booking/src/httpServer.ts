@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { createNodeListener } from '@gatehouse/core/node';
+import { createNodeListener } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
 

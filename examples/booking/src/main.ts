@@ -1,4 +1,4 @@
-import { serveStdio } from '@gatehouse/core/stdio';
+import { serveStdio } from '@gatehousejs/core/stdio';
 import { type BookingApp, createBookingApp } from './app.js';
 import { banner } from './banner.js';
 import { DEMO, databaseFile, portOf, UsageError } from './config.js';

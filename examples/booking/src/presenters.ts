@@ -1,4 +1,4 @@
-import { definePresenter, field } from '@gatehouse/presenters';
+import { definePresenter, field } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { BOOKING_STATUSES } from './domain/model.js';
 import type { Versions } from './services/support.js';

@@ -1,4 +1,4 @@
-import { moneyInput, timeInput } from '@gatehouse/presenters';
+import { moneyInput, timeInput } from '@gatehousejs/presenters';
 import { z } from 'zod';
 import { BOOKING_STATUSES, LIMITS } from './domain/model.js';
 import type { BookingFilter } from './services/bookingQueries.js';

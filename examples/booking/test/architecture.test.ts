@@ -1,5 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { expectToolArchitecture, forbidModule, PERSISTENCE_RULES, scanToolSources } from '@gatehouse/testing';
+import {
+  expectToolArchitecture,
+  forbidModule,
+  PERSISTENCE_RULES,
+  scanToolSources,
+} from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -9,7 +14,7 @@ const DB_MODULES = forbidModule('I1', /(^|\/)db\/[^/]+\.js$/);
 const BOOKING_PERSISTENCE = [
   ...PERSISTENCE_RULES,
   DB_MODULES,
-  forbidModule('I1', '@gatehouse/stores'),
+  forbidModule('I1', '@gatehousejs/stores'),
   forbidModule('I1', /(^|\/)ports\/[^/]+\.js$/),
   forbidModule('I1', /(^|\/)api\/[^/]+\.js$/),
 ];

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sha256Hex } from '@gatehouse/core';
+import { sha256Hex } from '@gatehousejs/core';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createBookingApp } from '../src/app.js';

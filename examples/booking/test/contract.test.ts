@@ -1,4 +1,4 @@
-import { describeContract } from '@gatehouse/testing';
+import { describeContract } from '@gatehousejs/testing';
 import { bookingFixture } from './fixtures/contractHost.js';
 
 describeContract(bookingFixture(), { fuzz: { numRuns: 40 } });

@@ -2,7 +2,7 @@
  * What leaves the server (I8, I16, I17): secrets never, third-party text only
  * wrapped, arguments never in logs, and nothing outward from reads and writes.
  */
-import type { RawHttpClient } from '@gatehouse/testing';
+import type { RawHttpClient } from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
 import { rawClient, structured } from './fixtures/raw.js';
 import { berlin, type TestApp, testApp } from './fixtures/testApp.js';

@@ -3,7 +3,7 @@
  * prepare; confirm_action executes once, for the connection that prepared,
  * with the exact summary, and only while what would go out is unchanged.
  */
-import type { RawHttpClient } from '@gatehouse/testing';
+import type { RawHttpClient } from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
 import { codeOf, rawClient, structured } from './fixtures/raw.js';
 import { type TestApp, testApp } from './fixtures/testApp.js';

@@ -1,5 +1,5 @@
-import { ToolError } from '@gatehouse/core';
-import { parseTime } from '@gatehouse/presenters';
+import { ToolError } from '@gatehousejs/core';
+import { parseTime } from '@gatehousejs/presenters';
 import { describe, expect, it } from 'vitest';
 import { versions } from '../src/presenters.js';
 import { berlin, testApp } from './fixtures/testApp.js';

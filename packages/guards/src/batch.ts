@@ -5,7 +5,7 @@ import {
   type Guard,
   type JsonObject,
   refuse,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import { inputShape } from './internal/notifyLike.js';
 
 /** Objects a batch filter matches: the total and a bounded sample to show. */

@@ -8,7 +8,7 @@ import {
   type CredentialStore,
   sha256Hex,
   ToolError,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import { ulid } from 'ulid';
 import { connectionFor, type TenantChoice } from './internal/connectionFor.js';
 import { constantTimeEqual } from './internal/constantTime.js';

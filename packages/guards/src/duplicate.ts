@@ -5,7 +5,7 @@ import {
   type Guard,
   type JsonObject,
   refuse,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import { refuseNotifyLike } from './internal/notifyLike.js';
 
 /** What a duplicate lookup receives. */

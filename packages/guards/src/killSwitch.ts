@@ -6,7 +6,7 @@ import {
   type Guard,
   refuse,
   type SwitchStore,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 
 /** Options of {@link createSwitches}: the default for tenants is defined here, once. */
 export interface SwitchesOptions {

@@ -1,4 +1,4 @@
-import { type AuthDecision, type Authenticate, ConfigurationError } from '@gatehouse/core';
+import { type AuthDecision, type Authenticate, ConfigurationError } from '@gatehousejs/core';
 import { chooseTenant } from './credentials.js';
 import { connectionFor } from './internal/connectionFor.js';
 import type { PeopleSource } from './people.js';

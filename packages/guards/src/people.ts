@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 
 /** A person's current standing in a tenant, as the host's own data says now. */
 export interface Standing<TRight extends string = string> {

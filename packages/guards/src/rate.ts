@@ -7,7 +7,7 @@ import {
   type Guard,
   type RateBucketStore,
   refuse,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 
 /** Options of {@link rateGuard}. */
 export interface RateGuardOptions {

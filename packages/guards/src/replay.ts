@@ -8,7 +8,7 @@ import {
   type ReplayStore,
   refuse,
   type ToolCall,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 
 /** Options of {@link replayGuard}. */
 export interface ReplayGuardOptions {

@@ -5,7 +5,7 @@ import {
   type Guard,
   type JsonObject,
   refuse,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import { inputShape, refuseNotifyLike } from './internal/notifyLike.js';
 
 /** Options of {@link versionGuard}. */

@@ -1,4 +1,4 @@
-import { ConfigurationError, type VisibilityRule } from '@gatehouse/core';
+import { ConfigurationError, type VisibilityRule } from '@gatehousejs/core';
 
 /**
  * Hides tools outside the connection's toolset (I7), e.g. a compact toolset

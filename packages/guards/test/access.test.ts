@@ -1,4 +1,4 @@
-import { RawHttpClient } from '@gatehouse/testing';
+import { RawHttpClient } from '@gatehousejs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDesk } from './desk.js';
 

@@ -8,9 +8,9 @@ import {
   MemoryReplayStore,
   MemorySwitchStore,
   ToolError,
-} from '@gatehouse/core';
-import { listen } from '@gatehouse/core/node';
-import { RawHttpClient } from '@gatehouse/testing';
+} from '@gatehousejs/core';
+import { listen } from '@gatehousejs/core/node';
+import { RawHttpClient } from '@gatehousejs/testing';
 import { z } from 'zod';
 import { batchGuard, createSwitches, duplicateGuard, replayGuard, versionGuard } from '../src/index.js';
 

@@ -44,7 +44,7 @@ describe('two-step confirm (I9)', () => {
     expect(desk.mails).toEqual([]);
     expect(desk.pending.size).toBe(1);
     const stored = await desk.pending.findByTokenHash(
-      (await import('@gatehouse/core')).sha256Hex(preview.confirm_token),
+      (await import('@gatehousejs/core')).sha256Hex(preview.confirm_token),
     );
     expect(JSON.stringify(stored)).not.toContain(preview.confirm_token);
   });

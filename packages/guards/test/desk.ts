@@ -6,8 +6,8 @@ import {
   MemoryRateBucketStore,
   MemorySwitchStore,
   ToolError,
-} from '@gatehouse/core';
-import { listen } from '@gatehouse/core/node';
+} from '@gatehousejs/core';
+import { listen } from '@gatehousejs/core/node';
 import { z } from 'zod';
 import {
   createCredentials,

@@ -5,8 +5,8 @@ import {
   MemoryAuditStore,
   MemoryReplayStore,
   type Presenter,
-} from '@gatehouse/core';
-import { definePresenter, field } from '@gatehouse/presenters';
+} from '@gatehousejs/core';
+import { definePresenter, field } from '@gatehousejs/presenters';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { replayGuard } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { type Connection, MemoryAuditStore, MemoryReplayStore, type ToolCall } from '@gatehouse/core';
+import { type Connection, MemoryAuditStore, MemoryReplayStore, type ToolCall } from '@gatehousejs/core';
 import { describe, expect, it, vi } from 'vitest';
 import {
   cachedPeople,
@@ -71,7 +71,7 @@ describe('createSwitches', () => {
   });
 
   it('uses the tenant default defined once', async () => {
-    const { MemorySwitchStore } = await import('@gatehouse/core');
+    const { MemorySwitchStore } = await import('@gatehousejs/core');
     const off = createSwitches({
       store: new MemorySwitchStore(),
       audit: new MemoryAuditStore(),

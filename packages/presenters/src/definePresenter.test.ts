@@ -1,4 +1,4 @@
-import { ConfigurationError, type JsonObject, type Presenter } from '@gatehouse/core';
+import { ConfigurationError, type JsonObject, type Presenter } from '@gatehousejs/core';
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { definePresenter } from './definePresenter.js';

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonSchema, PresentEnv, Presenter } from '@gatehouse/core';
-import { ConfigurationError } from '@gatehouse/core';
+import type { JsonObject, JsonSchema, PresentEnv, Presenter } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { FieldMap, PresentedOf, ValueOf } from './fieldTypes.js';
 import { flaggedPaths, withholdOneTime } from './internal/fieldPaths.js';
 import { makeField } from './internal/makeField.js';

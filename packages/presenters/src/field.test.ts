@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { definePresenter } from './definePresenter.js';
 import { field } from './field.js';

@@ -1,5 +1,5 @@
-import type { Json, JsonSchema } from '@gatehouse/core';
-import { ConfigurationError } from '@gatehouse/core';
+import type { Json, JsonSchema } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { AnyField, Field, FieldMap, InputOf, OutputOf, PresentedOf, ValueOf } from './fieldTypes.js';
 import { isField, makeField, typeName } from './internal/makeField.js';
 import { checkFields, listSpec, objectSpec } from './internal/objectField.js';

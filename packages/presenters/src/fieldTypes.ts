@@ -1,4 +1,4 @@
-import type { Json, JsonSchema, PresentEnv } from '@gatehouse/core';
+import type { Json, JsonSchema, PresentEnv } from '@gatehousejs/core';
 
 /** Where a field is being presented: the presentation env and a path for error messages. */
 export interface FieldContext {

@@ -1,4 +1,4 @@
-import { ToolError } from '@gatehouse/core';
+import { ToolError } from '@gatehousejs/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { knownCurrencies } from './internal/currencies.js';

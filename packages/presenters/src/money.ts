@@ -1,4 +1,4 @@
-import { ToolError } from '@gatehouse/core';
+import { ToolError } from '@gatehousejs/core';
 import { exponentOf } from './internal/currencies.js';
 import { minorToDecimal, toSafe } from './internal/decimal.js';
 import { readMoney } from './internal/readMoney.js';

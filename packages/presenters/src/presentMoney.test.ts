@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { definePresenter } from './definePresenter.js';

@@ -1,5 +1,5 @@
-import type { JsonSchema } from '@gatehouse/core';
-import { ConfigurationError } from '@gatehouse/core';
+import type { JsonSchema } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { Field } from './fieldTypes.js';
 import { exponentOf } from './internal/currencies.js';
 import { makeField, typeName } from './internal/makeField.js';

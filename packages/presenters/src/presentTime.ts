@@ -1,5 +1,5 @@
-import type { PresentEnv, PresentedTime } from '@gatehouse/core';
-import { ConfigurationError, fromNow, PRESENTED_TIME_SCHEMA } from '@gatehouse/core';
+import type { PresentEnv, PresentedTime } from '@gatehousejs/core';
+import { ConfigurationError, fromNow, PRESENTED_TIME_SCHEMA } from '@gatehousejs/core';
 import { Temporal } from 'temporal-polyfill';
 import type { Field } from './fieldTypes.js';
 import { makeField, typeName } from './internal/makeField.js';

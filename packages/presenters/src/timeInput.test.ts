@@ -1,4 +1,4 @@
-import { ToolError } from '@gatehouse/core';
+import { ToolError } from '@gatehousejs/core';
 import type { Temporal } from 'temporal-polyfill';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';

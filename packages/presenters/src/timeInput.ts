@@ -1,4 +1,4 @@
-import { ToolError } from '@gatehouse/core';
+import { ToolError } from '@gatehousejs/core';
 import type { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
 import { readTime } from './internal/readTime.js';

@@ -1,4 +1,4 @@
-import type { AuditQuery, AuditRow, AuditStore } from '@gatehouse/core';
+import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
 

@@ -1,4 +1,4 @@
-import type { CredentialRecord, CredentialStore } from '@gatehouse/core';
+import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
 

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import Database from 'better-sqlite3';
 
 /** A better-sqlite3 connection; the stores share it with the host's own tables. */

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { MIGRATIONS } from './internal/schema.js';
 import { CURRENT_VERSION, schemaVersion } from './internal/schemaVersion.js';
@@ -38,7 +38,7 @@ export function migrateGatehouseSchema(db: SqliteDatabase, now: number = Date.no
     const from = schemaVersion(db);
     if (from > GATEHOUSE_SCHEMA_VERSION) {
       throw new ConfigurationError(
-        `migrateGatehouseSchema: the database has Gatehouse schema version ${from}; this package knows up to ${GATEHOUSE_SCHEMA_VERSION}. Upgrade @gatehouse/stores.`,
+        `migrateGatehouseSchema: the database has Gatehouse schema version ${from}; this package knows up to ${GATEHOUSE_SCHEMA_VERSION}. Upgrade @gatehousejs/stores.`,
       );
     }
     const record = db.prepare<[number, string, number]>(

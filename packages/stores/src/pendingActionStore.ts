@@ -1,4 +1,4 @@
-import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehouse/core';
+import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { duration, type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';

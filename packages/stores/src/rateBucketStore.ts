@@ -1,4 +1,9 @@
-import { type BucketLimit, ConfigurationError, type RateBucketStore, type TakeResult } from '@gatehouse/core';
+import {
+  type BucketLimit,
+  ConfigurationError,
+  type RateBucketStore,
+  type TakeResult,
+} from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { type BucketState, takeToken } from './internal/bucket.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';

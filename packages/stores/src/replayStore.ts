@@ -1,4 +1,4 @@
-import type { JsonObject, ReplayBegin, ReplayStore } from '@gatehouse/core';
+import type { JsonObject, ReplayBegin, ReplayStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';

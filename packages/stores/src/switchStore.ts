@@ -1,4 +1,4 @@
-import type { SwitchStore } from '@gatehouse/core';
+import type { SwitchStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
 

@@ -9,7 +9,7 @@ import {
   refuse,
   type ToolCall,
   ToolError,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 

@@ -5,7 +5,7 @@ import {
   describeRateBucketStore,
   describeReplayStore,
   describeSwitchStore,
-} from '@gatehouse/testing';
+} from '@gatehousejs/testing';
 import {
   SqliteAuditStore,
   SqliteCredentialStore,

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {

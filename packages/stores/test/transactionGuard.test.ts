@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigurationError, defineGuard } from '@gatehouse/core';
+import { ConfigurationError, defineGuard } from '@gatehousejs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
 import { createWriteLock, openDatabase, transactionGuard } from '../src/index.js';

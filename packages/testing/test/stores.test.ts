@@ -5,7 +5,7 @@ import {
   MemoryRateBucketStore,
   MemoryReplayStore,
   MemorySwitchStore,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import {
   describeAuditStore,
   describeCredentialStore,

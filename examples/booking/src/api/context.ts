@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { auditRow } from '@gatehouse/core';
+import { auditRow } from '@gatehousejs/core';
 import type { BookingApp } from '../app.js';
 import { type Person, type Right, rightsOf } from '../domain/model.js';
 import { API_TOKEN_PREFIX, SESSION_COOKIE } from '../services/apiAccess.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Json, type JsonObject, ToolError } from '@gatehouse/core';
+import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
 import type { z } from 'zod';
 
 /** An answer of a route: a status, a JSON body and extra headers. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { refuseMcpTokens } from '@gatehouse/guards';
+import { refuseMcpTokens } from '@gatehousejs/guards';
 import type { BookingApp } from '../app.js';
 import { ADMIN_ROUTES } from './admin.js';
 import { bodyReader, callerOf, type Route, requireRight } from './context.js';

@@ -1,4 +1,4 @@
-import { ToolError } from '@gatehouse/core';
+import { ToolError } from '@gatehousejs/core';
 import type { BookingApp } from '../app.js';
 import { UsageError } from '../config.js';
 import { seedIfEmpty } from '../db/seed.js';

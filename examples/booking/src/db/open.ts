@@ -7,7 +7,7 @@ import {
   type SqliteDatabase,
   type SqliteStores,
   type WriteLock,
-} from '@gatehouse/stores';
+} from '@gatehousejs/stores';
 import { migrateProductSchema } from './schema.js';
 
 /** The product's database file: its own tables, Gatehouse's stores, and the lock every writer shares. */

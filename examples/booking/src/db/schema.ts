@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '@gatehouse/stores';
+import type { SqliteDatabase } from '@gatehousejs/stores';
 
 /** One step of the product's schema; never edited once released, a new one is added instead. */
 interface Migration {

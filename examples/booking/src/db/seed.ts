@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SqliteDatabase } from '@gatehouse/stores';
+import type { SqliteDatabase } from '@gatehousejs/stores';
 import { Temporal } from 'temporal-polyfill';
 import { hashPassword } from './ids.js';
 

@@ -1,4 +1,4 @@
-import type { Money } from '@gatehouse/presenters';
+import type { Money } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 
 /** The rights vocabulary of the booking product: what a role may do, in the UI, the API and over MCP. */

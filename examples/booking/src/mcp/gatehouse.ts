@@ -1,4 +1,4 @@
-import { type Connection, createGatehouse, type Gatehouse } from '@gatehouse/core';
+import { type Connection, createGatehouse, type Gatehouse } from '@gatehousejs/core';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from '../domain/model.js';
 import { createServices, type ServiceDeps, type Services } from '../services/index.js';
 

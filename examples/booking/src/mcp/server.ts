@@ -1,12 +1,12 @@
-import type { BucketLimit, Effect, GatehouseServer, Logger } from '@gatehouse/core';
+import type { BucketLimit, Effect, GatehouseServer, Logger } from '@gatehousejs/core';
 import {
   type Credentials,
   rateGuard,
   replayGuard,
   type Switches,
   toolsetVisibility,
-} from '@gatehouse/guards';
-import { transactionGuard } from '@gatehouse/stores';
+} from '@gatehousejs/guards';
+import { transactionGuard } from '@gatehousejs/stores';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { ServiceDeps } from '../services/index.js';

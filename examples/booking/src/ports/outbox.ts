@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '@gatehouse/stores';
+import type { SqliteDatabase } from '@gatehousejs/stores';
 import { newId } from '../db/ids.js';
 import type { AlertMute, OutboundMail, OutboundPage, OutboundPorts, Receipt } from '../domain/model.js';
 

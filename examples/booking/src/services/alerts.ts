@@ -1,5 +1,5 @@
-import { ToolError } from '@gatehouse/core';
-import { sanitizeText } from '@gatehouse/presenters';
+import { ToolError } from '@gatehousejs/core';
+import { sanitizeText } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { type Actor, type AlertRule, LIMITS, type OutboundPorts } from '../domain/model.js';
 import { invalid, loadWorkspace, quoted, type ServiceDeps, spokenTime, zoned } from './support.js';

@@ -1,5 +1,5 @@
-import { sha256Hex } from '@gatehouse/core';
-import type { SqliteDatabase } from '@gatehouse/stores';
+import { sha256Hex } from '@gatehousejs/core';
+import type { SqliteDatabase } from '@gatehousejs/stores';
 import { newId, newSecret, passwordMatches } from '../db/ids.js';
 import type { Person } from '../domain/model.js';
 import type { PeopleDirectory } from './people.js';

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '@gatehouse/stores';
+import type { SqliteDatabase } from '@gatehousejs/stores';
 import type { Booking, BookingStatus } from '../domain/model.js';
 import { zoned } from './support.js';
 

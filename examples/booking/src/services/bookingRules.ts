@@ -1,5 +1,5 @@
-import { ToolError } from '@gatehouse/core';
-import type { Money } from '@gatehouse/presenters';
+import { ToolError } from '@gatehousejs/core';
+import type { Money } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import {
   type Booking,

@@ -1,5 +1,5 @@
-import { ToolError } from '@gatehouse/core';
-import type { Money } from '@gatehouse/presenters';
+import { ToolError } from '@gatehousejs/core';
+import type { Money } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { newId } from '../db/ids.js';
 import { type Booking, type BookingStatus, LIMITS } from '../domain/model.js';

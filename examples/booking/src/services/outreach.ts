@@ -1,4 +1,4 @@
-import { formatMoney, sanitizeText } from '@gatehouse/presenters';
+import { formatMoney, sanitizeText } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import type { Actor, OutboundPorts } from '../domain/model.js';
 import { BookingReads } from './bookings.js';

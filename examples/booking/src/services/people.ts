@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { auditRow } from '@gatehouse/core';
-import type { SqliteDatabase, SqliteStores } from '@gatehouse/stores';
+import { auditRow } from '@gatehousejs/core';
+import type { SqliteDatabase, SqliteStores } from '@gatehousejs/stores';
 import { hashPassword } from '../db/ids.js';
 import { type Person, type Right, type Role, rightsOf } from '../domain/model.js';
 

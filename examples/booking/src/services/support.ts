@@ -1,5 +1,5 @@
-import { type Json, type JsonObject, ToolError } from '@gatehouse/core';
-import type { SqliteDatabase } from '@gatehouse/stores';
+import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
+import type { SqliteDatabase } from '@gatehousejs/stores';
 import { Temporal } from 'temporal-polyfill';
 import type { Booking, Customer, Workspace } from '../domain/model.js';
 

@@ -1,4 +1,4 @@
-import type { AuthDecision, CredentialRecord } from '@gatehouse/core';
+import type { AuthDecision, CredentialRecord } from '@gatehousejs/core';
 
 /** The tenant a request acts in, or why none can be chosen. */
 export type TenantChoice =

@@ -1,4 +1,4 @@
-import { ConfigurationError, type JsonObject, type PlannedTool } from '@gatehouse/core';
+import { ConfigurationError, type JsonObject, type PlannedTool } from '@gatehousejs/core';
 
 const NOTIFY_LIKE =
   /^(notify|notification|send|email|mail|sms|message|page|alert)(_|$)|_(notify|notification|email|mail|sms|message)$/;

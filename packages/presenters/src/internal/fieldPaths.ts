@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '@gatehouse/core';
+import type { Json, JsonObject } from '@gatehousejs/core';
 import type { AnyField, FieldMap, FieldMeta } from '../fieldTypes.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Json, JsonSchema } from '@gatehouse/core';
-import { ConfigurationError } from '@gatehouse/core';
+import type { Json, JsonSchema } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { AnyField, Field, FieldContext, FieldMeta, FieldShape } from '../fieldTypes.js';
 
 const FIELD = Symbol.for('gatehouse.presenters.Field');

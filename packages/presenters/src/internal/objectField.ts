@@ -1,5 +1,5 @@
-import type { Json, JsonObject, JsonSchema } from '@gatehouse/core';
-import { ConfigurationError, digest } from '@gatehouse/core';
+import type { Json, JsonObject, JsonSchema } from '@gatehousejs/core';
+import { ConfigurationError, digest } from '@gatehousejs/core';
 import type { AnyField, FieldContext, FieldMap } from '../fieldTypes.js';
 import { type FieldSpec, isField, typeName } from './makeField.js';
 

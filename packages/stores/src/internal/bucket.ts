@@ -1,4 +1,4 @@
-import type { BucketLimit, TakeResult } from '@gatehouse/core';
+import type { BucketLimit, TakeResult } from '@gatehousejs/core';
 
 /** A bucket's stored state. */
 export interface BucketState {

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 
 /** Expired rows removed per write when none is given: more than one write ever adds. */
 export const DEFAULT_SWEEP_BATCH = 16;

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehouse/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { SqliteDatabase } from '../database.js';
 import { MIGRATIONS } from './schema.js';
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '@gatehouse/core';
+import type { JsonObject } from '@gatehousejs/core';
 import type { ProductDatabase } from './setup.js';
 
 /** What the write path hands the service: the fingerprint and the audit columns. */

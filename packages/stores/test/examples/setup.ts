@@ -1,4 +1,9 @@
-import { createSqliteStores, openDatabase, type SqliteDatabase, type SqliteStores } from '@gatehouse/stores';
+import {
+  createSqliteStores,
+  openDatabase,
+  type SqliteDatabase,
+  type SqliteStores,
+} from '@gatehousejs/stores';
 
 /** The product's database and Gatehouse's stores on the same handle. */
 export interface ProductDatabase {

@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '@gatehouse/core';
+import type { Json, JsonObject } from '@gatehousejs/core';
 import { isPlainObject } from '../internal/jsonRpc.js';
 import type { ArgsSource, ContractHost } from './fixture.js';
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '@gatehouse/core';
+import type { JsonObject } from '@gatehousejs/core';
 import type { ContractClient, ContractReply } from './client.js';
 import { errorCode } from './envelope.js';
 import type { ArgsSource, ContractActor, ContractGrant, ContractHost } from './fixture.js';

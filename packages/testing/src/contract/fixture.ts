@@ -1,4 +1,4 @@
-import type { Effect, Json, JsonObject } from '@gatehouse/core';
+import type { Effect, Json, JsonObject } from '@gatehousejs/core';
 import type { McpEra } from '../types.js';
 import type { ClientOpener } from './client.js';
 

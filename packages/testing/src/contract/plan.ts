@@ -1,4 +1,4 @@
-import { EFFECT_TRAITS, EFFECTS, type Effect } from '@gatehouse/core';
+import { EFFECT_TRAITS, EFFECTS, type Effect } from '@gatehousejs/core';
 import { isPlainObject } from '../internal/jsonRpc.js';
 import type { McpEra } from '../types.js';
 import { type ClientOpener, connectClient } from './client.js';

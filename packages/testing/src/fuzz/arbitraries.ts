@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '@gatehouse/core';
+import type { Json, JsonObject } from '@gatehousejs/core';
 import fc from 'fast-check';
 import { isPlainObject } from '../internal/jsonRpc.js';
 

@@ -1,4 +1,4 @@
-import type { AuditRow, AuditStore } from '@gatehouse/core';
+import type { AuditRow, AuditStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, openFixture, restarted, type StoreFactory } from './fixture.js';
 

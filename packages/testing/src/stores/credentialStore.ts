@@ -1,4 +1,4 @@
-import type { CredentialRecord, CredentialStore } from '@gatehouse/core';
+import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, openFixture, restarted, type StoreFactory } from './fixture.js';
 

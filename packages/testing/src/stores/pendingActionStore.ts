@@ -1,4 +1,4 @@
-import type { PendingAction, PendingActionStore } from '@gatehouse/core';
+import type { PendingAction, PendingActionStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, openFixture, restarted, type StoreFactory } from './fixture.js';
 

@@ -1,4 +1,4 @@
-import type { RateBucketStore } from '@gatehouse/core';
+import type { RateBucketStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, counted, openFixture, type StoreFactory } from './fixture.js';
 

@@ -1,4 +1,4 @@
-import type { ReplayStore } from '@gatehouse/core';
+import type { ReplayStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, counted, openFixture, restarted, type StoreFactory } from './fixture.js';
 

@@ -1,4 +1,4 @@
-import type { SwitchStore } from '@gatehouse/core';
+import type { SwitchStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, openFixture, restarted, type StoreFactory } from './fixture.js';
 

@@ -1,4 +1,4 @@
-import { EFFECT_TRAITS, EFFECTS, renderOutcome } from '@gatehouse/core';
+import { EFFECT_TRAITS, EFFECTS, renderOutcome } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { canaryPlaces } from '../../src/contract/checks/content.js';
 import type { ContractTool } from '../../src/contract/plan.js';

@@ -1,5 +1,5 @@
-import { type ToolDefinition, ToolError } from '@gatehouse/core';
-import { batchGuard, duplicateGuard, versionGuard } from '@gatehouse/guards';
+import { type ToolDefinition, ToolError } from '@gatehousejs/core';
+import { batchGuard, duplicateGuard, versionGuard } from '@gatehousejs/guards';
 import type { z } from 'zod';
 import type { Right } from '../../domain/model.js';
 import { bookingListPresenter, bookingPresenter } from '../../presenters.js';

@@ -1,5 +1,5 @@
-import type { ToolDefinition } from '@gatehouse/core';
-import { formatMoney } from '@gatehouse/presenters';
+import type { ToolDefinition } from '@gatehousejs/core';
+import { formatMoney } from '@gatehousejs/presenters';
 import type { Right } from '../../domain/model.js';
 import { deletedBookingPresenter, previewTime } from '../../presenters.js';
 import { deleteBookingInput } from '../../schemas.js';

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@gatehouse/core';
+import type { ToolDefinition } from '@gatehousejs/core';
 import type { Right } from '../../domain/model.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse, Lookups } from '../gatehouse.js';

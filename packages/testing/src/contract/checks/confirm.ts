@@ -1,4 +1,4 @@
-import { isOutward } from '@gatehouse/core';
+import { isOutward } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { defineToolCheck, describeReply, needsSample, succeeded, type ToolCheckContext } from '../check.js';
 import type { ContractClient, ContractReply } from '../client.js';

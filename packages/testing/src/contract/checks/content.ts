@@ -1,4 +1,4 @@
-import { DEFAULT_INSTRUCTION_PATTERNS, type Json } from '@gatehouse/core';
+import { DEFAULT_INSTRUCTION_PATTERNS, type Json } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { toolResultText } from '../../toolResult.js';
 import { replaceStrings } from '../args.js';

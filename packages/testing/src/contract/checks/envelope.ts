@@ -1,4 +1,4 @@
-import type { Json } from '@gatehouse/core';
+import type { Json } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { defineToolCheck, describeReply, type ToolCheckContext } from '../check.js';
 import { errorEnvelopeFindings, OutputSchemas, resultShapeFindings } from '../envelope.js';

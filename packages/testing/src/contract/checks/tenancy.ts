@@ -1,4 +1,4 @@
-import { DEFAULT_TENANT_LIKE_NAMES } from '@gatehouse/core';
+import { DEFAULT_TENANT_LIKE_NAMES } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { defineToolCheck, describeReply } from '../check.js';
 import { errorCode } from '../envelope.js';

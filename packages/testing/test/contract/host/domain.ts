@@ -1,5 +1,5 @@
-import type { Connection } from '@gatehouse/core';
-import { ToolError } from '@gatehouse/core';
+import type { Connection } from '@gatehousejs/core';
+import { ToolError } from '@gatehousejs/core';
 import type { Temporal } from 'temporal-polyfill';
 import type { Flaws } from './flaws.js';
 

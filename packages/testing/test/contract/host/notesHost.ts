@@ -7,8 +7,8 @@ import {
   MemoryPendingActionStore,
   MemoryReplayStore,
   MemorySwitchStore,
-} from '@gatehouse/core';
-import { listen } from '@gatehouse/core/node';
+} from '@gatehousejs/core';
+import { listen } from '@gatehousejs/core/node';
 import {
   cachedPeople,
   createCredentials,
@@ -16,7 +16,7 @@ import {
   type PeopleSource,
   replayGuard,
   toolsetVisibility,
-} from '@gatehouse/guards';
+} from '@gatehousejs/guards';
 import type { ContractActor, ContractGrant, ContractHost } from '../../../src/index.js';
 import { type DeskData, NoteService, RIGHTS, type Right, seedNotes } from './domain.js';
 import type { Flaws } from './flaws.js';

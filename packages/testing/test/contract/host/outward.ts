@@ -1,5 +1,5 @@
-import type { Gatehouse, Prepared } from '@gatehouse/core';
-import { untrustedText } from '@gatehouse/presenters';
+import type { Gatehouse, Prepared } from '@gatehousejs/core';
+import { untrustedText } from '@gatehousejs/presenters';
 import { z } from 'zod';
 import type { Right } from './domain.js';
 import type { Flaws } from './flaws.js';

@@ -1,5 +1,5 @@
-import type { JsonObject, Presenter } from '@gatehouse/core';
-import { definePresenter, field } from '@gatehouse/presenters';
+import type { JsonObject, Presenter } from '@gatehousejs/core';
+import { definePresenter, field } from '@gatehousejs/presenters';
 import type { NoteRow } from './domain.js';
 import type { Flaws } from './flaws.js';
 

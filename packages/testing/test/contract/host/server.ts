@@ -1,4 +1,4 @@
-import type { CallResult, Connection, GatehouseServer, JsonObject, Logger } from '@gatehouse/core';
+import type { CallResult, Connection, GatehouseServer, JsonObject, Logger } from '@gatehousejs/core';
 import { RIGHTS, type Right } from './domain.js';
 import type { Flaws } from './flaws.js';
 

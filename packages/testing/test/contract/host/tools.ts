@@ -1,6 +1,6 @@
-import type { Gatehouse, Presenter } from '@gatehouse/core';
-import { batchGuard, duplicateGuard, versionGuard } from '@gatehouse/guards';
-import { timeInput } from '@gatehouse/presenters';
+import type { Gatehouse, Presenter } from '@gatehousejs/core';
+import { batchGuard, duplicateGuard, versionGuard } from '@gatehousejs/guards';
+import { timeInput } from '@gatehousejs/presenters';
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
 import type { DeskData, NoteRow, NoteService, Right } from './domain.js';

@@ -1,4 +1,4 @@
-import { defineGuard, type Guard, refuse } from '@gatehouse/core';
+import { defineGuard, type Guard, refuse } from '@gatehousejs/core';
 
 const hasLoneSurrogate = (value: unknown): boolean => {
   if (typeof value === 'string') return /\p{Cs}/u.test(value);

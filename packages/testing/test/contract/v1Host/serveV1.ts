@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { GatehouseServer } from '@gatehouse/core';
-import { createGateMiddleware, type GatedRequest, mountGatehouse } from '@gatehouse/core/sdk-v1';
+import type { GatehouseServer } from '@gatehousejs/core';
+import { createGateMiddleware, type GatedRequest, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Right } from '../host/domain.js';
