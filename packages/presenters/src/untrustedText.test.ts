@@ -1,4 +1,4 @@
-import { ConfigurationError, type Json } from '@gatehouse/core';
+import { ConfigurationError, type Json } from '@gatehousejs/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { definePresenter } from './definePresenter.js';
@@ -39,6 +39,8 @@ const HIDDEN = [
   '\u034F',
   '\uFE0F',
   '\u{E0041}',
+  '\u{E0002}',
+  '\u{E0000}',
   '\u{E007F}',
   '\u{E0100}',
   '\u3164',
@@ -57,7 +59,7 @@ const RANGES: readonly (readonly [number, number])[] = [
   [0x2066, 0x2069],
   [0x200e, 0x200f],
   [0x061c, 0x061c], // bidi
-  [0x200b, 0x200d],
+  [0x200b, 0x200b], // U+200C and U+200D are kept: Persian, Indic and emoji need them
   [0x2060, 0x2064],
   [0xfeff, 0xfeff],
   [0x00ad, 0x00ad],
@@ -76,7 +78,9 @@ const RANGES: readonly (readonly [number, number])[] = [
 function hasHidden(text: string): boolean {
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;
-    if (RANGES.some(([low, high]) => code >= low && code <= high) || /\p{Cf}/u.test(char)) return true;
+    const joiner = code === 0x200c || code === 0x200d;
+    if (RANGES.some(([low, high]) => code >= low && code <= high) || (!joiner && /\p{Cf}/u.test(char)))
+      return true;
   }
   return false;
 }
@@ -103,6 +107,14 @@ describe('sanitizeText', () => {
 
   it('removes tag characters and lone surrogates but keeps emoji and accents', () => {
     expect(sanitizeText('ok\u{E0049}\u{E0067}\uD800 🐱 e\u0301')).toBe('ok 🐱 e\u0301');
+  });
+
+  it('removes unassigned code points of the tag block too', () => {
+    expect(sanitizeText('a\u{E0000}b\u{E0002}c\u{E007F}d')).toBe('abcd');
+  });
+
+  it('keeps the zero-width non-joiner and joiner that Persian and emoji sequences need', () => {
+    expect(sanitizeText('می\u200Cخواهم 👨\u200D👩\u200D👧')).toBe('می\u200Cخواهم 👨\u200D👩\u200D👧');
   });
 
   it('never lets a control, bidi or zero-width character survive (property)', () => {

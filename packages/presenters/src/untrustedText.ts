@@ -1,5 +1,5 @@
-import type { JsonSchema } from '@gatehouse/core';
-import { ConfigurationError } from '@gatehouse/core';
+import type { JsonSchema } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import type { Field } from './fieldTypes.js';
 import { makeField, typeName } from './internal/makeField.js';
 import { truncateText } from './internal/truncate.js';
@@ -26,13 +26,15 @@ export interface UntrustedTextOptions {
   readonly maxLength?: number;
 }
 
-// C0/C1 controls (\p{Cc}), format characters (\p{Cf}: bidi marks, embeddings,
-// overrides and isolates, zero-width space/joiners, word joiner, BOM, soft
-// hyphen, invisible operators, tag characters), lone surrogates (\p{Cs}),
-// line/paragraph separators, variation selectors (used to smuggle bytes),
-// the combining grapheme joiner and the invisible Hangul fillers.
+// C0/C1 controls (\p{Cc}); format characters (\p{Cf}: bidi marks, embeddings,
+// overrides and isolates, zero-width space, word joiner, BOM, soft hyphen,
+// invisible operators) except the zero-width non-joiner and joiner (U+200C,
+// U+200D), which Persian, Indic and emoji text need; the whole tag block
+// U+E0000–U+E007F, assigned or not (U+E0002 is unassigned, so not \p{Cf});
+// lone surrogates (\p{Cs}); line/paragraph separators; variation selectors
+// (used to smuggle bytes); the combining grapheme joiner; invisible fillers.
 const STRIPPED =
-  /\p{Cc}|\p{Cf}|\p{Cs}|[\u2028\u2029\u115F\u1160\u3164\uFFA0]|\u034F|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu;
+  /\p{Cc}|(?![\u200C\u200D])\p{Cf}|\p{Cs}|[\u{E0000}-\u{E007F}]|[\u2028\u2029\u115F\u1160\u3164\uFFA0]|\u034F|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu;
 
 /**
  * Removes every character that can hide or reorder text.
@@ -41,9 +43,10 @@ const STRIPPED =
  * `\r\n` becomes `\n`; U+2028/U+2029 become `\n`), bidi marks, embeddings,
  * overrides and isolates (U+200E, U+200F, U+061C, U+202A–U+202E,
  * U+2066–U+2069), zero-width and other invisible format characters
- * (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+00AD, U+180E, tag characters
+ * (U+200B, U+2060–U+2064, U+FEFF, U+00AD, U+180E, the whole tag block
  * U+E0000–U+E007F), variation selectors, lone surrogates and invisible
- * fillers. Letters, emoji and combining accents stay.
+ * fillers. Letters, emoji, combining accents and the joiners U+200C and
+ * U+200D (needed by Persian, Indic and emoji sequences) stay.
  *
  * @example
  * sanitizeText('pay\u202Eexe.txt\u200B'); // 'payexe.txt'
