@@ -13,6 +13,8 @@ export const alias = [
   { find: '@gatehousejs/presenters', replacement: src('./packages/presenters/src/index.ts') },
   { find: '@gatehousejs/guards', replacement: src('./packages/guards/src/index.ts') },
   { find: '@gatehousejs/stores', replacement: src('./packages/stores/src/index.ts') },
+  { find: '@gatehousejs/testing/vitest', replacement: src('./packages/testing/src/vitest.ts') },
+  { find: '@gatehousejs/testing/fuzz', replacement: src('./packages/testing/src/fuzz.ts') },
   { find: '@gatehousejs/testing', replacement: src('./packages/testing/src/index.ts') },
 ];
 

@@ -5,7 +5,7 @@ import {
   describeRateBucketStore,
   describeReplayStore,
   describeSwitchStore,
-} from '@gatehousejs/testing';
+} from '@gatehousejs/testing/vitest';
 import {
   SqliteAuditStore,
   SqliteCredentialStore,

@@ -21,8 +21,6 @@ export type {
   ReplyListener,
 } from './contract/client.js';
 export { openClient, stdioReply } from './contract/client.js';
-export type { DescribeContractOptions } from './contract/describeContract.js';
-export { describeContract } from './contract/describeContract.js';
 export type { RawToolResult } from './contract/envelope.js';
 export { errorEnvelopeFindings, OutputSchemas, resultShapeFindings } from './contract/envelope.js';
 export type {
@@ -41,9 +39,6 @@ export type { ContractPlan, ContractTool, HostFeature } from './contract/plan.js
 export { effectFromAnnotations, planContract } from './contract/plan.js';
 export type { CheckOutcome, ContractCase, RunContractOptions } from './contract/run.js';
 export { casesOf, formatOutcomes, runCase, runContract, runContractCheck } from './contract/run.js';
-export { adversarialValue, argumentsFor } from './fuzz/arbitraries.js';
-export type { FuzzOptions, FuzzReport } from './fuzz/fuzzTools.js';
-export { fuzzContract, fuzzTool, replyFindings } from './fuzz/fuzzTools.js';
 export type {
   HttpReply,
   HttpRequestOptions,
@@ -55,13 +50,6 @@ export { RawHttpClient } from './httpClient.js';
 export { MCP_META_KEYS } from './internal/envelope.js';
 export type { ProcessExit, RawStdioClientOptions, StdioSendOptions } from './stdioClient.js';
 export { RawStdioClient } from './stdioClient.js';
-export { describeAuditStore } from './stores/auditStore.js';
-export { describeCredentialStore } from './stores/credentialStore.js';
-export type { StoreFactory, StoreFixture } from './stores/fixture.js';
-export { describePendingActionStore } from './stores/pendingActionStore.js';
-export { describeRateBucketStore } from './stores/rateBucketStore.js';
-export { describeReplayStore } from './stores/replayStore.js';
-export { describeSwitchStore } from './stores/switchStore.js';
 export { parseErrorJsonLine, toolResultText } from './toolResult.js';
 export type {
   ClientInfo,

@@ -13,7 +13,7 @@ import {
   describeRateBucketStore,
   describeReplayStore,
   describeSwitchStore,
-} from '../src/index.js';
+} from '../src/vitest.js';
 
 describeReplayStore('MemoryReplayStore', () => {
   const store = new MemoryReplayStore();

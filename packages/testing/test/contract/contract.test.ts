@@ -1,4 +1,4 @@
-import { describeContract } from '../../src/index.js';
+import { describeContract } from '../../src/vitest.js';
 import { notesFixture } from './host/fixture.js';
 
 describeContract(notesFixture(), { fuzz: { numRuns: 40 } });

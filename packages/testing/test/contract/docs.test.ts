@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT_CHECKS, expectToolArchitecture, fuzzContract, runContractCheck } from '../../src/index.js';
+import { fuzzContract } from '../../src/fuzz.js';
+import { CONTRACT_CHECKS, expectToolArchitecture, runContractCheck } from '../../src/index.js';
 import { notesFixture } from './host/fixture.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckOutcome, fuzzContract, runContractCheck } from '../../src/index.js';
+import { fuzzContract } from '../../src/fuzz.js';
+import { type CheckOutcome, runContractCheck } from '../../src/index.js';
 import { notesFixture } from './host/fixture.js';
 import type { Flaws } from './host/flaws.js';
 

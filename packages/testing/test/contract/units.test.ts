@@ -2,12 +2,11 @@ import { EFFECT_TRAITS, EFFECTS, renderOutcome } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { canaryPlaces } from '../../src/contract/checks/content.js';
 import type { ContractTool } from '../../src/contract/plan.js';
+import { argumentsFor, replyFindings } from '../../src/fuzz.js';
 import {
-  argumentsFor,
   effectFromAnnotations,
   errorEnvelopeFindings,
   OutputSchemas,
-  replyFindings,
   resultShapeFindings,
 } from '../../src/index.js';
 

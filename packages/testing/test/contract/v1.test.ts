@@ -1,4 +1,4 @@
-import { describeContract } from '../../src/index.js';
+import { describeContract } from '../../src/vitest.js';
 import { v1NotesFixture } from './v1Host/fixture.js';
 
 // the minimal host's Gatehouse server, mounted on an SDK v1 low-level Server,

@@ -1,0 +1,10 @@
+// The vitest entry: suites that register `describe`/`it` blocks. Needs vitest (a peer).
+export type { DescribeContractOptions } from './contract/describeContract.js';
+export { describeContract } from './contract/describeContract.js';
+export { describeAuditStore } from './stores/auditStore.js';
+export { describeCredentialStore } from './stores/credentialStore.js';
+export type { StoreFactory, StoreFixture } from './stores/fixture.js';
+export { describePendingActionStore } from './stores/pendingActionStore.js';
+export { describeRateBucketStore } from './stores/rateBucketStore.js';
+export { describeReplayStore } from './stores/replayStore.js';
+export { describeSwitchStore } from './stores/switchStore.js';
