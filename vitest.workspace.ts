@@ -8,6 +8,7 @@ export const alias = [
   { find: '@gatehousejs/core/node', replacement: src('./packages/core/src/node.ts') },
   { find: '@gatehousejs/core/http', replacement: src('./packages/core/src/http.ts') },
   { find: '@gatehousejs/core/sdk-v1', replacement: src('./packages/core/src/sdkV1.ts') },
+  { find: '@gatehousejs/core/internal', replacement: src('./packages/core/src/internal.ts') },
   { find: '@gatehousejs/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
   { find: '@gatehousejs/core', replacement: src('./packages/core/src/index.ts') },
   { find: '@gatehousejs/presenters', replacement: src('./packages/presenters/src/index.ts') },

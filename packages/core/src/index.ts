@@ -11,7 +11,6 @@ export type {
 export type { Effect, EffectAnnotations, EffectTraits, OutwardEffect } from './effects.js';
 export { EFFECT_TRAITS, EFFECTS, isOutward } from './effects.js';
 export type { CallResult } from './envelope.js';
-export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './envelope.js';
 export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
 export { ConfigurationError, ERROR_CODES, ToolError } from './errors.js';
 export type { Gatehouse, GatehouseOptions } from './gatehouse.js';
@@ -20,7 +19,6 @@ export { canonicalJson, digest, sha256Hex } from './hashing.js';
 export type { Json, JsonObject, JsonSchema } from './json.js';
 export type { CallLogRecord, Logger } from './logging.js';
 export { silentLogger } from './logging.js';
-export { compose } from './pipeline/compose.js';
 export type {
   Guard,
   GuardArgument,
@@ -35,7 +33,6 @@ export type {
 } from './pipeline/guard.js';
 export { defineGuard, refuse } from './pipeline/guard.js';
 export type { CallPhase, PortMap, PortSpec, Ports } from './ports.js';
-export { portAllowed } from './ports.js';
 export type { PresentEnv, Presenter } from './presenter.js';
 export {
   DEFAULT_INSTRUCTION_PATTERNS,
@@ -67,7 +64,6 @@ export { MemoryReplayStore } from './storage/replayStore.js';
 export type { SwitchStore } from './storage/switchStore.js';
 export { MemorySwitchStore } from './storage/switchStore.js';
 export type { PresentedTime } from './time.js';
-export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';
 export type {
   OutwardToolSpec,
   Prepared,

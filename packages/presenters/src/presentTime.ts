@@ -1,5 +1,6 @@
 import type { PresentEnv, PresentedTime } from '@gatehousejs/core';
-import { ConfigurationError, fromNow, PRESENTED_TIME_SCHEMA } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
+import { fromNow, PRESENTED_TIME_SCHEMA } from '@gatehousejs/core/internal';
 import { Temporal } from 'temporal-polyfill';
 import type { Field } from './fieldTypes.js';
 import { makeField, typeName } from './internal/makeField.js';

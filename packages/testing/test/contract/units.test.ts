@@ -1,4 +1,5 @@
-import { EFFECT_TRAITS, EFFECTS, renderOutcome } from '@gatehousejs/core';
+import { EFFECT_TRAITS, EFFECTS } from '@gatehousejs/core';
+import { renderOutcome } from '@gatehousejs/core/internal';
 import { describe, expect, it } from 'vitest';
 import { canaryPlaces } from '../../src/contract/checks/content.js';
 import type { ContractTool } from '../../src/contract/plan.js';

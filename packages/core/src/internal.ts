@@ -1,0 +1,9 @@
+/**
+ * Building blocks the sibling packages (`@gatehousejs/presenters`, `guards`, `stores`,
+ * `testing`) share with core. Not part of the public API: no semver promise, and a host
+ * should not need any of it. Adopters import from the package root.
+ */
+export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './envelope.js';
+export { compose } from './pipeline/compose.js';
+export { portAllowed } from './ports.js';
+export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';
