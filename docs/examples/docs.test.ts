@@ -1,27 +1,54 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { EFFECT_TRAITS, EFFECTS, ERROR_CODES } from '@gatehousejs/core';
-import { describe, expect, it } from 'vitest';
-import { server } from './firstTool.js';
+import { RawHttpClient } from '@gatehousejs/testing';
+import { describe, expect, it, vi } from 'vitest';
 
 const doc = (name: string) => readFileSync(new URL(`../${name}`, import.meta.url), 'utf8');
 
 describe('docs', () => {
-  it('runs the first tool of the README exactly as written', async () => {
-    const decision = await server.authenticate({ token: 'demo-token' });
-    if (!decision.ok) throw new Error('the demo token was refused');
-    const result = await server.callTool(decision.connection, 'find_notes', { query: 'Ada' });
-    expect(result.structuredContent).toEqual({
-      status: 'ok',
-      result: { notes: [{ id: 'n1', text: 'Call Ada about the boiler' }] },
-    });
-    expect(JSON.stringify(result)).not.toContain('never shown');
+  it('runs the first server of the README exactly as written', async () => {
+    const token = randomBytes(32).toString('hex');
+    const logged = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    vi.stubEnv('NOTES_TOKEN', token);
+    vi.stubEnv('PORT', '0');
+    const { running } = await import('./firstServer.js');
+    try {
+      expect(logged).toHaveBeenCalledWith(`Notes MCP server on ${running.url}`);
+      expect(JSON.stringify(logged.mock.calls)).not.toContain(token);
+      const client = new RawHttpClient({
+        url: running.url,
+        era: '2026-07-28',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const reply = await client.callTool('find_notes', { query: 'Ada' });
+      expect(reply.result?.structuredContent).toEqual({
+        status: 'ok',
+        result: { notes: [{ id: 'n1', text: 'Call Ada about the boiler' }] },
+      });
+      expect(reply.text).not.toContain('never shown');
+      expect(reply.text).not.toContain('ws_1');
+      const stranger = new RawHttpClient({
+        url: running.url,
+        era: '2026-07-28',
+        headers: { authorization: 'Bearer guess' },
+      });
+      expect((await stranger.callTool('find_notes', { query: 'Ada' })).status).toBe(401);
+    } finally {
+      await running.close();
+      logged.mockRestore();
+      vi.unstubAllEnvs();
+    }
   });
 
-  it('keeps the first tool under 30 lines and quotes it verbatim in the README', () => {
-    const source = readFileSync(new URL('./firstTool.ts', import.meta.url), 'utf8');
-    const region = source.split('// #region first-tool\n')[1]?.split('// #endregion first-tool')[0] ?? '';
-    expect(region.split('\n').filter((l) => l.trim()).length).toBeLessThanOrEqual(30);
-    expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(region.trim());
+  it('keeps the first server within 40 lines and quotes it verbatim in the README', () => {
+    const source = readFileSync(new URL('./firstServer.ts', import.meta.url), 'utf8');
+    const region = source.split('// #region first-server\n')[1]?.split('// #endregion first-server')[0] ?? '';
+    expect(region).toContain('listen(server');
+    expect(region.trimEnd().split('\n').length).toBeLessThanOrEqual(40);
+    expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(
+      `\`\`\`ts\n${region.trimEnd()}\n\`\`\``,
+    );
   });
 
   it('lists every error code in docs/errors.md', () => {
