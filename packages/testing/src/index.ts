@@ -50,6 +50,20 @@ export { RawHttpClient } from './httpClient.js';
 export { MCP_META_KEYS } from './internal/envelope.js';
 export type { ProcessExit, RawStdioClientOptions, StdioSendOptions } from './stdioClient.js';
 export { RawStdioClient } from './stdioClient.js';
+export type { SurfaceLockOptions, SurfaceLockReport } from './surface/check.js';
+export {
+  assertSurfaceLock,
+  checkSurfaceLock,
+  SURFACE_UPDATE_VARIABLE,
+  SurfaceLockError,
+} from './surface/check.js';
+export type { SurfaceField, SurfaceFinding } from './surface/diff.js';
+export { compareSurfaces, formatSurfaceFinding, formatSurfaceFindings } from './surface/diff.js';
+export { parseSurfaceLock, renderSurfaceLock, SURFACE_LOCK_VERSION } from './surface/lockfile.js';
+export type { SurfaceOptions, SurfaceTool, SurfaceToolset, ToolSurface } from './surface/snapshot.js';
+export { surfaceOf, surfaceToolOf } from './surface/snapshot.js';
+export type { ServedSurfaceOptions, SurfaceCaller } from './surface/sources.js';
+export { servedSurface, serverSurface } from './surface/sources.js';
 export { parseErrorJsonLine, toolResultText } from './toolResult.js';
 export type {
   ClientInfo,

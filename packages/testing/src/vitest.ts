@@ -8,3 +8,5 @@ export { describePendingActionStore } from './stores/pendingActionStore.js';
 export { describeRateBucketStore } from './stores/rateBucketStore.js';
 export { describeReplayStore } from './stores/replayStore.js';
 export { describeSwitchStore } from './stores/switchStore.js';
+export type { DescribeSurfaceLockOptions } from './surface/describeSurfaceLock.js';
+export { describeSurfaceLock } from './surface/describeSurfaceLock.js';
