@@ -84,6 +84,9 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
   const rules = definitionRules(options);
   const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true });
   addFormats(ajv);
+  // Results are checked, never changed: no defaults, no coercion, first error only.
+  const outputAjv = new Ajv2020({ strict: false });
+  addFormats(outputAjv);
 
   const gatehouse: Gatehouse<TRight, TServices> = {
     rights: Object.freeze([...options.rights]),
@@ -123,6 +126,7 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
         services: options.services as ServerInternals<TRight, TServices>['services'],
         ports,
         ajv,
+        outputAjv,
       });
     },
   };

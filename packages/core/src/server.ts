@@ -10,6 +10,7 @@ import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
 import { compose } from './pipeline/compose.js';
 import { audit, objectIdsOf, type Runner, runTool } from './pipeline/execute.js';
 import { type Guard, type Outcome, type PlannedTool, refuse, type ToolCall } from './pipeline/guard.js';
+import { compileOutputCheck, type OutputCheck, type OutputMismatch } from './pipeline/output.js';
 import { planTool, readArguments, type ToolPlan } from './pipeline/plan.js';
 import type { PortMap, Ports } from './ports.js';
 import type { AuditStore } from './storage/auditStore.js';
@@ -66,6 +67,8 @@ export interface ServerInternals<TRight extends string, TServices> {
   readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>) => TServices;
   readonly ports: PortMap;
   readonly ajv: Ajv2020;
+  /** Validates results against their `outputSchema`; never changes what it checks. */
+  readonly outputAjv: Ajv2020;
 }
 
 /** Per-call options of `callTool`. */
@@ -156,6 +159,14 @@ function verifyPlans(plans: readonly ToolPlan<string, unknown>[], serverGuards: 
   }
 }
 
+/** Reported to `onInternalError` when a result breaks its tool's `outputSchema`; names tool and path, never values. */
+class OutputSchemaMismatch extends Error {
+  override readonly name = 'OutputSchemaMismatch';
+  constructor(tool: string, mismatch: OutputMismatch) {
+    super(`${tool}: the result breaks its outputSchema at ${mismatch.path} (${mismatch.rule}).`);
+  }
+}
+
 const internalError = (correlationId: string): ToolErrorInit => ({
   code: 'internal_error',
   message: `The server failed unexpectedly (correlation id ${correlationId}). Nothing about the cause is shown here.`,
@@ -219,8 +230,12 @@ export function createServer<TRight extends string, TServices>(
   };
 
   const plans = new Map<string, ToolPlan<TRight, TServices>>();
-  const plan = (tool: ToolDefinition<TRight, TServices>) =>
-    plans.set(tool.name, planTool(tool, serverGuards, internals.ajv));
+  const outputChecks = new Map<string, OutputCheck>();
+  const plan = (tool: ToolDefinition<TRight, TServices>) => {
+    const planned = planTool(tool, serverGuards, internals.ajv);
+    plans.set(tool.name, planned);
+    outputChecks.set(tool.name, compileOutputCheck(planned.listing, internals.outputAjv));
+  };
   options.tools.forEach(plan);
   const confirmFlow = options.confirm
     ? createConfirmFlow({
@@ -331,6 +346,25 @@ export function createServer<TRight extends string, TServices>(
           outcome = refuse(internalError(correlationId));
         }
       }
+      let rendered = renderOutcome(outcome);
+      // I19: what goes on the wire matches the advertised outputSchema, or is an internal error.
+      const mismatch = outputChecks.get(name)?.(rendered.structuredContent);
+      if (mismatch) {
+        failed = true;
+        logger.error(
+          {
+            event: 'tools/call',
+            tool: name,
+            path: mismatch.path,
+            rule: mismatch.rule,
+            correlation_id: correlationId,
+          },
+          'result does not match the outputSchema',
+        );
+        options.onInternalError?.(new OutputSchemaMismatch(name, mismatch), correlationId);
+        outcome = refuse(internalError(correlationId));
+        rendered = renderOutcome(outcome);
+      }
       logCall({
         event: 'tools/call',
         tool: plans.has(name) ? name : '(unknown)',
@@ -348,7 +382,7 @@ export function createServer<TRight extends string, TServices>(
         tenant_id: connection.tenantId,
         ...(outcome.kind === 'result' && outcome.objectIds?.length ? { object_ids: outcome.objectIds } : {}),
       });
-      return renderOutcome(outcome);
+      return rendered;
     },
     async checkGate(request) {
       for (const check of gate) {
