@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import { createNodeListener } from '@gatehousejs/core/node';
+import { listen } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
 
@@ -12,46 +11,38 @@ export interface Serving extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+const NOT_FOUND = 'Not found. The MCP endpoint is /mcp; the API is /api.';
+
+/** The host's side of the port: the REST API under `/api`, 404 elsewhere. */
+function productHandler(app: BookingApp): (request: Request) => Promise<Response> {
+  const api = createApiHandler(app);
+  return async (request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/api' || pathname.startsWith('/api/')) return api(request);
+    return new Response(NOT_FOUND, { status: 404, headers: { 'content-type': 'text/plain' } });
+  };
+}
+
 /**
- * Serves the product on one node:http server: the MCP endpoint at `/mcp`
- * (Streamable HTTP, both protocol eras, behind Gatehouse's gate: kill switch
- * 503, Host/Origin 403, MCP tokens only 401) and the REST API under `/api`.
- * Binds loopback by default.
+ * Serves the product on one port through core's `listen`: the MCP endpoint
+ * at `/mcp` (Streamable HTTP, both protocol eras, behind Gatehouse's gate:
+ * kill switch 503, Host/Origin 403, MCP tokens only 401) and the REST API
+ * under `/api` with its own authentication (API tokens and sessions; MCP
+ * tokens 401). Binds loopback by default.
  */
 export async function serveHttp(
   app: BookingApp,
   options: { port?: number; host?: string } = {},
 ): Promise<Serving> {
-  const mcp = createNodeListener(app.mcp, {
-    onerror: (error) => app.logger.error({ event: 'mcp', error_type: error.name }, 'mcp transport error'),
+  const served = await listen(app.mcp, {
+    ...options,
+    fetch: productHandler(app),
+    onerror: (error) => app.logger.error({ event: 'http', error_type: error.name }, 'http transport error'),
   });
-  const api = createApiHandler(app);
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path === '/mcp') return void mcp(request, response);
-    if (path === '/api' || path.startsWith('/api/')) return void api(request, response);
-    response
-      .writeHead(404, { 'content-type': 'text/plain' })
-      .end('Not found. The MCP endpoint is /mcp; the API is /api.');
-  });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }));
   return {
-    mcpUrl: new URL(`${base}/mcp`),
-    apiUrl: new URL(`${base}/api`),
-    close,
-    [Symbol.asyncDispose]: close,
+    mcpUrl: served.url,
+    apiUrl: new URL('/api', served.url),
+    close: served.close,
+    [Symbol.asyncDispose]: served.close,
   };
 }

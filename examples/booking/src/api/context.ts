@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { auditRow } from '@gatehousejs/core';
 import type { BookingApp } from '../app.js';
 import { type Person, type Right, rightsOf } from '../domain/model.js';
@@ -15,7 +14,7 @@ export interface ApiCaller {
 /** What a route handler receives. */
 export interface RouteContext {
   readonly app: BookingApp;
-  readonly request: IncomingMessage;
+  readonly request: Request;
   readonly url: URL;
   /** The path's captured segments. */
   readonly params: readonly string[];
@@ -38,9 +37,9 @@ export interface Route {
  * session cookie. Anything else in `Authorization` is refused (MCP tokens
  * never get here: they are refused before routing, I5).
  */
-export function callerOf(app: BookingApp, request: IncomingMessage): ApiCaller | undefined {
-  const authorization = request.headers.authorization;
-  if (authorization !== undefined) {
+export function callerOf(app: BookingApp, request: Request): ApiCaller | undefined {
+  const authorization = request.headers.get('authorization');
+  if (authorization !== null) {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] ?? '';
     const person = token.startsWith(API_TOKEN_PREFIX) ? app.apiAccess.byToken(token) : undefined;
     return person && { person, via: 'token' };
@@ -103,7 +102,7 @@ export function apiWrite<T>(
 }
 
 /** The JSON body of the request, read once. */
-export function bodyReader(request: IncomingMessage): () => Promise<unknown> {
+export function bodyReader(request: Request): () => Promise<unknown> {
   let body: Promise<unknown> | undefined;
   return () => {
     body ??= readJson(request);

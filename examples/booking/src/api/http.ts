@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
 import type { z } from 'zod';
 
@@ -45,30 +44,42 @@ export function replyForError(error: unknown): Reply {
   return { status: 500, body: { error: 'internal_error', message: 'The server failed unexpectedly.' } };
 }
 
-/** Writes a reply as JSON. */
-export function send(response: ServerResponse, reply: Reply): void {
+/** A reply as a web-standard response, its body as JSON; never cached. */
+export function toResponse(reply: Reply): Response {
   const headers = { 'cache-control': 'no-store', ...reply.headers };
-  if (reply.body === undefined) {
-    response.writeHead(reply.status, headers).end();
-    return;
-  }
-  response
-    .writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers })
-    .end(JSON.stringify(reply.body));
+  if (reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  return new Response(JSON.stringify(reply.body), {
+    status: reply.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 }
 
 const MAX_BODY = 64 * 1024;
 
-/** Reads a JSON object body (at most 64 KiB); a bad body is a 400. */
-export async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
+const tooLarge = () => new ApiError(413, 'body_too_large', 'The request body exceeds 64 KiB.');
+
+/** The body's bytes, refused with 413 as soon as they pass {@link MAX_BODY}. */
+async function readCapped(request: Request): Promise<Uint8Array[]> {
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  if (!request.body) return chunks;
+  const reader = request.body.getReader();
   let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiError(413, 'body_too_large', 'The request body exceeds 64 KiB.');
-    chunks.push(chunk as Buffer);
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > MAX_BODY) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(read.value);
   }
-  if (size === 0) return {};
+  return chunks;
+}
+
+/** Reads a JSON object body (at most 64 KiB); a bad body is a 400. */
+export async function readJson(request: Request): Promise<unknown> {
+  const chunks = await readCapped(request);
+  if (chunks.length === 0) return {};
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
@@ -87,8 +98,8 @@ export function parseWith<S extends z.ZodObject>(schema: S, value: unknown): z.o
 }
 
 /** The value of one cookie, if the request carries it. */
-export function cookieValue(request: IncomingMessage, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
+export function cookieValue(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
   }

@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { refuseMcpTokens } from '@gatehousejs/guards';
 import type { BookingApp } from '../app.js';
 import { ADMIN_ROUTES } from './admin.js';
 import { bodyReader, callerOf, type Route, requireRight } from './context.js';
-import { ApiError, type Reply, replyForError, send } from './http.js';
+import { ApiError, type Reply, replyForError, toResponse } from './http.js';
 import { PRODUCT_ROUTES } from './routes.js';
 import { SESSION_ROUTES } from './session.js';
 
@@ -24,20 +23,21 @@ function match(method: string, path: string): { route: Route; params: string[] }
 }
 
 /** A browser request from another site must not ride on the session cookie. */
-function checkOrigin(request: IncomingMessage): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) return;
+function checkOrigin(request: Request): void {
+  const origin = request.headers.get('origin');
+  if (origin === null) return;
   let host = '';
   try {
     host = new URL(origin).host;
   } catch {
     // an unparsable Origin is foreign
   }
-  if (host !== request.headers.host) throw new ApiError(403, 'forbidden', 'Cross-site requests are refused.');
+  if (host !== request.headers.get('host'))
+    throw new ApiError(403, 'forbidden', 'Cross-site requests are refused.');
 }
 
-async function route(app: BookingApp, request: IncomingMessage, url: URL): Promise<Reply & { name: string }> {
-  const method = request.method ?? 'GET';
+async function route(app: BookingApp, request: Request, url: URL): Promise<Reply & { name: string }> {
+  const method = request.method;
   const { route, params } = match(method, url.pathname);
   const name = `${route.method} ${route.path.source}`;
   const caller = route.auth === 'none' ? undefined : callerOf(app, request);
@@ -53,23 +53,19 @@ async function route(app: BookingApp, request: IncomingMessage, url: URL): Promi
 }
 
 /**
- * The product's REST API as a node:http listener for `/api/…`. MCP tokens
- * are refused with 401 before routing, in `Authorization` or any cookie
- * (I5); one log line per request, never bodies or arguments (I17).
+ * The product's REST API as a web-standard handler for `/api/…` (mount it
+ * with core's `listen({ fetch })` or any fetch-style router). MCP tokens are
+ * refused with 401 before routing, in `Authorization` or any cookie (I5);
+ * one log line per request, never bodies or arguments (I17).
  */
-export function createApiHandler(
-  app: BookingApp,
-): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+export function createApiHandler(app: BookingApp): (request: Request) => Promise<Response> {
   const refusal = refuseMcpTokens(app.credentials.isMcpToken);
-  return async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    let passed = false;
-    refusal.middleware(request, response, () => {
-      passed = true;
-    });
-    if (!passed) {
+  return async (request) => {
+    const url = new URL(request.url);
+    const refused = refusal.check(request);
+    if (refused) {
       app.logger.info({ event: 'api', method: request.method, status: 401, refused: 'mcp_token' }, 'api');
-      return;
+      return refused;
     }
     let reply: Reply;
     try {
@@ -79,10 +75,10 @@ export function createApiHandler(
       if (reply.status === 500)
         app.logger.error({ event: 'api', error_type: (error as Error)?.name }, 'api failed');
     }
-    send(response, reply);
     app.logger.info(
       { event: 'api', method: request.method, path: url.pathname, status: reply.status },
       'api',
     );
+    return toResponse(reply);
   };
 }
