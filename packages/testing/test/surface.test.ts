@@ -370,7 +370,7 @@ describe('compareSurfaces', () => {
     ]);
   });
 
-  it('records the declared effect when given, which annotations alone cannot tell', () => {
+  it('records every class the annotations allow, or the declared one when given', () => {
     const listing = [
       {
         name: 'page_tech',
@@ -384,7 +384,7 @@ describe('compareSurfaces', () => {
         },
       },
     ];
-    expect(surfaceOf({ full: listing }).toolsets.full?.page_tech?.effect).toBe('notify');
+    expect(surfaceOf({ full: listing }).toolsets.full?.page_tech?.effect).toBe('notify|wake');
     expect(
       surfaceOf({ full: listing }, { effects: { page_tech: 'wake' } }).toolsets.full?.page_tech?.effect,
     ).toBe('wake');

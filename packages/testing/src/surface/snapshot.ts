@@ -1,4 +1,4 @@
-import { digest, type Effect } from '@gatehousejs/core';
+import { digest, EFFECT_TRAITS, EFFECTS, type Effect } from '@gatehousejs/core';
 import { effectFromAnnotations } from '../contract/plan.js';
 import { isPlainObject } from '../internal/jsonRpc.js';
 
@@ -8,8 +8,11 @@ import { isPlainObject } from '../internal/jsonRpc.js';
  * of the canonical JSON (RFC 8785) of the description and both schemas.
  */
 export interface SurfaceTool {
-  /** The declared class when known (`effects`), else derived from the annotations; `unknown` if neither. */
-  readonly effect: Effect | 'unknown';
+  /**
+   * The declared class when known (`effects`), else every class whose
+   * annotations match (`read`, `notify|wake`, `alert|delete`), else `unknown`.
+   */
+  readonly effect: string;
   /** The advertised annotations, every key kept (`{}` when none). */
   readonly annotations: Readonly<Record<string, unknown>>;
   /** The advertised title, or null. */
@@ -41,6 +44,18 @@ export interface SurfaceOptions {
 
 const hashOf = (value: unknown): string => `sha256:${digest(value)}`;
 
+/**
+ * The classes the annotations allow, joined by `|`: the kit's
+ * `effectFromAnnotations` for each class, since hints cannot tell `notify`
+ * from `wake` nor `alert` from `delete`.
+ */
+function derivedEffect(annotations: Record<string, unknown>): string {
+  const first = effectFromAnnotations(annotations);
+  if (first === undefined) return 'unknown';
+  const hints = digest(EFFECT_TRAITS[first].annotations);
+  return EFFECTS.filter((effect) => digest(EFFECT_TRAITS[effect].annotations) === hints).join('|');
+}
+
 /** The advertised title: `title`, else `annotations.title`, else null. */
 function titleOf(raw: Record<string, unknown>, annotations: Record<string, unknown>): string | null {
   if (typeof raw.title === 'string') return raw.title;
@@ -53,7 +68,7 @@ export function surfaceToolOf(raw: unknown, options: SurfaceOptions = {}): [stri
     throw new TypeError('surface: a listed tool has no name; is this a tools/list result?');
   }
   const annotations = isPlainObject(raw.annotations) ? raw.annotations : {};
-  const effect = options.effects?.[raw.name] ?? effectFromAnnotations(annotations) ?? 'unknown';
+  const effect = options.effects?.[raw.name] ?? derivedEffect(annotations);
   return [
     raw.name,
     {
