@@ -9,7 +9,12 @@ export interface BannerFacts {
   readonly expiresAt: Date;
   readonly file: string;
   readonly seeded: boolean;
+  /** Ids of the earlier demo tokens this start revoked. */
+  readonly revoked?: readonly string[];
 }
+
+const revokedLine = (ids: readonly string[] = []): string =>
+  ids.length === 0 ? '' : ` This start revoked the previous one (${ids.join(', ')}).`;
 
 /** The start-up text: the MCP URL, the demo token (shown once) and ready-to-paste client configuration. */
 export function banner(facts: BannerFacts): string {
@@ -27,6 +32,7 @@ Product API  ${facts.apiUrl.href}
 Demo token   ${token}
              ${facts.person} in ${facts.workspace}; id ${facts.credentialId}; expires ${facts.expiresAt.toISOString()}.
              Shown once: only its hash is stored. Revoke it with: npm run booking -- token revoke ${facts.credentialId}
+             The next start revokes it and mints a new one.${revokedLine(facts.revoked)}
 
 Claude Code
   claude mcp add --transport http booking ${mcpUrl.href} --header "Authorization: Bearer ${token}"

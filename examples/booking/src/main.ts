@@ -2,35 +2,16 @@ import { serveStdio } from '@gatehousejs/core/stdio';
 import { type BookingApp, createBookingApp } from './app.js';
 import { banner } from './banner.js';
 import { DEMO, databaseFile, portOf, UsageError } from './config.js';
+import { rotateDemoToken } from './demoToken.js';
 import { serveHttp } from './httpServer.js';
 
-const DAY_MS = 86_400_000;
-
-/** Mints the demo token of `npm start` for the seeded owner, with every right she holds. */
-async function demoToken(app: BookingApp) {
-  const person = app.people.get(DEMO.workspaceId, DEMO.personId);
-  const standing = app.people.standing(DEMO.workspaceId, DEMO.personId);
-  if (!person || !standing?.active) {
-    throw new UsageError(
-      `The demo owner ${DEMO.personId} of ${DEMO.workspaceId} is missing or inactive in this database.`,
-    );
-  }
-  const expiresAt = app.deps.clock().getTime() + DAY_MS;
-  const minted = await app.credentials.mint({
-    tenantIds: [DEMO.workspaceId],
-    creatorId: person.id,
-    rights: [...standing.rights],
-    clientLabel: 'Demo token (npm start)',
-    expiresAt,
-    channel: 'cli',
-  });
-  return { ...minted, person, expiresAt: new Date(expiresAt) };
-}
-
-/** Serves Streamable HTTP and the REST API on loopback and prints the banner. */
+/**
+ * Serves Streamable HTTP and the REST API on loopback, replaces the demo
+ * token (the previous one is revoked, audited) and prints the banner.
+ */
 async function serve(app: BookingApp): Promise<void> {
   const serving = await serveHttp(app, { port: portOf() });
-  const demo = await demoToken(app);
+  const demo = await rotateDemoToken(app);
   process.stdout.write(
     banner({
       mcpUrl: serving.mcpUrl,
@@ -42,6 +23,7 @@ async function serve(app: BookingApp): Promise<void> {
       expiresAt: demo.expiresAt,
       file: app.database.file,
       seeded: app.seeded,
+      revoked: demo.revoked,
     }),
   );
   const stop = () => {
