@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   type Connection,
   createGatehouse,
@@ -158,6 +159,27 @@ describe('servedSurface', () => {
     await using served = await listen(notesServer());
     const overHttp = await servedSurface({ endpoint: served.url, tokens: TOKENS });
     expect(overHttp).toEqual(await surfaceOfServer());
+  });
+
+  it('reads a stdio server that is not Gatehouse, keeping partial hints as they are', async () => {
+    const bare = fileURLToPath(new URL('./fixtures/stdioServer.mjs', import.meta.url));
+    const endpoint = {
+      transport: 'stdio',
+      command: process.execPath,
+      args: [bare],
+      tokenVariable: 'TOKEN',
+    } as const;
+    const surface = await servedSurface({ endpoint, tokens: { full: 'unused' } });
+    expect(Object.keys(surface.toolsets.full ?? {})).toEqual(['echo', 'fail', 'boom', 'delete_all']);
+    expect(surface.toolsets.full?.echo).toMatchObject({
+      effect: 'unknown',
+      annotations: {},
+      outputSchema: null,
+    });
+    expect(surface.toolsets.full?.delete_all?.annotations).toEqual({
+      destructiveHint: true,
+      readOnlyHint: false,
+    });
   });
 
   it('fails with the status when a listing is refused', async () => {

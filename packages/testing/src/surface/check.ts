@@ -93,6 +93,22 @@ function howToFix(ci: boolean, requested: boolean): string {
     : `If the changes are intended, ${HOW_TO_UPDATE}.`;
 }
 
+/** The committed lockfile: absent, read, or text that is not a lockfile (with why). */
+type Locked =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'read'; readonly surface: ToolSurface }
+  | { readonly kind: 'unreadable'; readonly why: string };
+
+async function lockedAt(path: string): Promise<Locked> {
+  const text = await readLock(path);
+  if (text === undefined) return { kind: 'missing' };
+  try {
+    return { kind: 'read', surface: parseSurfaceLock(text) };
+  } catch (error) {
+    return { kind: 'unreadable', why: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 /**
  * Compares `surface` with the committed lockfile. Writes the lockfile only
  * when an update is requested and the run is not CI; in CI a missing or
@@ -104,43 +120,29 @@ export async function checkSurfaceLock(
   surface: ToolSurface,
   options: SurfaceLockOptions,
 ): Promise<SurfaceLockReport> {
-  const path = pathOf(options.lockfile);
-  const shown = shownPath(path);
+  const lockfile = pathOf(options.lockfile);
+  const shown = shownPath(lockfile);
   const { ci, requested, write } = policyOf(options);
-  const text = await readLock(path);
-  let locked: ToolSurface = { toolsets: {} };
-  if (text !== undefined) {
-    try {
-      locked = parseSurfaceLock(text);
-    } catch (error) {
-      if (!write) {
-        const why = error instanceof Error ? error.message : String(error);
-        const message = `${shown} is not a readable surface lockfile (${why}).\n${howToFix(ci, requested)}`;
-        return { ok: false, status: 'unreadable', findings: [], message, lockfile: path };
-      }
-    }
+  const locked = await lockedAt(lockfile);
+  if (locked.kind === 'unreadable' && !write) {
+    const message = `${shown} is not a readable surface lockfile (${locked.why}).\n${howToFix(ci, requested)}`;
+    return { ok: false, status: 'unreadable', findings: [], message, lockfile };
   }
-  const findings = compareSurfaces(locked, surface);
+  const findings = compareSurfaces(locked.kind === 'read' ? locked.surface : { toolsets: {} }, surface);
   const diff = formatSurfaceFindings(findings);
-  if (text !== undefined && findings.length === 0) {
-    return { ok: true, status: 'match', findings, message: `${shown} matches.`, lockfile: path };
+  if (locked.kind === 'read' && findings.length === 0) {
+    return { ok: true, status: 'match', findings, message: `${shown} matches.`, lockfile };
   }
   if (write) {
-    await writeLock(path, surface);
-    return { ok: true, status: 'written', findings, message: `Wrote ${shown}:\n${diff}`, lockfile: path };
+    await writeLock(lockfile, surface);
+    return { ok: true, status: 'written', findings, message: `Wrote ${shown}:\n${diff}`, lockfile };
   }
-  const status = text === undefined ? 'missing' : 'mismatch';
+  const status = locked.kind === 'missing' ? 'missing' : 'mismatch';
   const head =
     status === 'missing'
       ? `No tool surface lockfile at ${shown}; the surface:`
       : `The tool surface differs from ${shown}:`;
-  return {
-    ok: false,
-    status,
-    findings,
-    message: `${head}\n${diff}\n${howToFix(ci, requested)}`,
-    lockfile: path,
-  };
+  return { ok: false, status, findings, message: `${head}\n${diff}\n${howToFix(ci, requested)}`, lockfile };
 }
 
 /**
