@@ -10,7 +10,7 @@ export const SURFACE_UPDATE_VARIABLE = 'GATEHOUSE_SURFACE_UPDATE';
 
 /** Where the lockfile lives and whether this run may write it. */
 export interface SurfaceLockOptions {
-  /** The committed lockfile, e.g. `new URL('./mcp-surface.lock.json', import.meta.url)`. */
+  /** The committed lockfile: a file URL, e.g. `new URL('./mcp-surface.lock.json', import.meta.url)`, or a path (relative to the working directory). */
   readonly lockfile: string | URL;
   /** Write the lockfile when it is missing or differs; default: `GATEHOUSE_SURFACE_UPDATE` is `1` or `true`. */
   readonly update?: boolean;
