@@ -13,8 +13,14 @@ import {
 /** Options of {@link replayGuard}. */
 export interface ReplayGuardOptions {
   readonly store: ReplayStore;
-  /** How long a result answers identical calls; default 24 hours. */
+  /**
+   * How long a result answers an identical call sent without `idempotency_key`; default
+   * 5 minutes: long enough for a client to re-send a lost request, short enough that a
+   * deliberate repeat (A→B→A) runs again.
+   */
   readonly windowMs?: number;
+  /** How long a result answers a call re-sent with the same `idempotency_key`; default 24 hours. */
+  readonly keyedWindowMs?: number;
   /** How long a running call holds its fingerprint before a crashed run is presumed dead; default 60 s. */
   readonly leaseMs?: number;
   /** How long a duplicate waits for the first call's result before `still_running`; default 10 s. */
@@ -36,19 +42,28 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return chosen;
 }
 
+/** Every argument sent, guard-owned ones included, except the idempotency key itself. */
+function sentArguments(call: ToolCall): Record<string, unknown> {
+  const { [KEY_ARGUMENT]: _key, ...guardOwned } = call.guardArguments;
+  return { ...call.arguments, ...guardOwned };
+}
+
 /**
  * Replay protection for every silent write (I10). The fingerprint is
- * connection + tool + SHA-256 of the canonical JSON (RFC 8785) of the
- * normalized arguments; with `idempotency_key` the key replaces the digest and
- * is bound to it (same key, other arguments: `idempotency_key_conflict`).
- * Inside the window a repeat returns the first result with `replayed: true`
- * and runs nothing. A duplicate arriving while the first runs waits for its
+ * connection + tool + SHA-256 of the canonical JSON (RFC 8785) of every
+ * argument sent, guard-owned ones included (so a duplicate guard's
+ * `separate: true` is a different call); with `idempotency_key` the key
+ * replaces the digest and is bound to it (same key, other arguments:
+ * `idempotency_key_conflict`). Inside the window (5 minutes without a key, 24
+ * hours with one) a repeat returns the first result with `replayed: true` and
+ * runs nothing. A duplicate arriving while the first runs waits for its
  * result (bounded), else gets `still_running`. Refused calls are not cached;
  * the cache holds presenter output with one-time fields withheld. A store that
  * fails before the write refuses the call (fails closed).
  */
 export function replayGuard(options: ReplayGuardOptions): Guard {
-  const windowMs = positive('windowMs', options.windowMs, 24 * 3_600_000);
+  const windowMs = positive('windowMs', options.windowMs, 5 * 60_000);
+  const keyedWindowMs = positive('keyedWindowMs', options.keyedWindowMs, 24 * 3_600_000);
   const leaseMs = positive('leaseMs', options.leaseMs, 60_000);
   const waitMs = positive('waitMs', options.waitMs, 10_000);
   const pollMs = positive('pollMs', options.pollMs, 20);
@@ -90,7 +105,7 @@ export function replayGuard(options: ReplayGuardOptions): Guard {
     },
     handle: async function replay(call, next) {
       const idempotencyKey = call.guardArguments[KEY_ARGUMENT] as string | undefined;
-      const argumentsDigest = digest(call.input ?? {});
+      const argumentsDigest = digest(sentArguments(call));
       const scope = `${call.connection.connectionId}\u0000${call.tool.name}`;
       const key =
         idempotencyKey === undefined
@@ -130,7 +145,8 @@ export function replayGuard(options: ReplayGuardOptions): Guard {
       }
       try {
         const kept = call.tool.forReplay?.(outcome.data) ?? outcome.data;
-        await store.complete(key, argumentsDigest, kept, windowMs, clock());
+        const window = idempotencyKey === undefined ? windowMs : keyedWindowMs;
+        await store.complete(key, argumentsDigest, kept, window, clock());
       } catch (error) {
         options.onStoreError?.(error);
       }

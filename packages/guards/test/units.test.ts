@@ -195,4 +195,56 @@ describe('replayGuard', () => {
     const again = await handle(write, slow);
     expect([again, runs]).toEqual([{ kind: 'result', data: { id: 'n1' }, replayed: true }, 1]);
   });
+
+  const counting = () => {
+    let runs = 0;
+    const run = async () => ({ kind: 'result' as const, data: { run: ++runs } });
+    return { run, runs: () => runs };
+  };
+
+  it('fingerprints every argument sent: a guard-owned argument makes another call', async () => {
+    const handle = replayGuard({ store: new MemoryReplayStore() }).handle!;
+    const first = { ...call('write'), arguments: { customer: 'ada' } };
+    const separate = { ...first, guardArguments: { separate: true, reason: 'second room' } };
+    const { run, runs } = counting();
+    await handle(first, run);
+    const second = await handle(separate, run);
+    expect([second, runs()]).toEqual([{ kind: 'result', data: { run: 2 } }, 2]);
+    expect(await handle(separate, run)).toEqual({ kind: 'result', data: { run: 2 }, replayed: true });
+  });
+
+  it('keeps a result without an idempotency key for minutes, so a deliberate repeat runs again', async () => {
+    let now = 0;
+    const handle = replayGuard({ store: new MemoryReplayStore(), clock: () => now }).handle!;
+    const write = { ...call('write'), arguments: { status: 'A' } };
+    const { run, runs } = counting();
+    await handle(write, run);
+    now = 5 * 60_000 - 1;
+    expect(await handle(write, run)).toMatchObject({ replayed: true });
+    now = 5 * 60_000;
+    expect(await handle(write, run)).toEqual({ kind: 'result', data: { run: 2 } });
+    expect(runs()).toBe(2);
+  });
+
+  it('keeps a result with an idempotency key for 24 hours, and both windows are configurable', async () => {
+    let now = 0;
+    const store = new MemoryReplayStore();
+    const handle = replayGuard({ store, clock: () => now }).handle!;
+    const keyed = {
+      ...call('write'),
+      arguments: { status: 'A' },
+      guardArguments: { idempotency_key: 'order-000123' },
+    };
+    const { run, runs } = counting();
+    await handle(keyed, run);
+    now = 24 * 3_600_000 - 1;
+    expect(await handle(keyed, run)).toMatchObject({ replayed: true });
+    now = 24 * 3_600_000;
+    expect(await handle(keyed, run)).toEqual({ kind: 'result', data: { run: 2 } });
+    expect(runs()).toBe(2);
+    expect(() => replayGuard({ store, windowMs: 0 })).toThrow(/windowMs must be a positive number/);
+    expect(() => replayGuard({ store, keyedWindowMs: -1 })).toThrow(
+      /keyedWindowMs must be a positive number/,
+    );
+  });
 });

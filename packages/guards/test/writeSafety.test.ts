@@ -74,6 +74,18 @@ describe('duplicateGuard (I11)', () => {
     expect(desk.rows).toHaveLength(1);
   });
 
+  it('creates a separate booking with otherwise identical arguments: the override is not a replay', async () => {
+    desk = await startBookings();
+    await desk.client().callTool('create_booking', ADA);
+    const separate = await desk
+      .client()
+      .callTool('create_booking', { ...ADA, separate: true, reason: 'second room' });
+    expect(structured(separate)).toMatchObject({ status: 'ok', result: { booking: { id: 'bk_2' } } });
+    expect(structured(separate).replayed).toBeUndefined();
+    expect(desk.rows).toHaveLength(2);
+    expect(writes(desk)).toHaveLength(2);
+  });
+
   it('creates anyway only with separate: true and a reason, recorded in the audit row', async () => {
     desk = await startBookings();
     await desk.client().callTool('create_booking', ADA);
