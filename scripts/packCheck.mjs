@@ -1,0 +1,422 @@
+// Pack-and-install check: what an adopter gets from the registry, proven before publishing.
+// Run after `npm run build`:
+//   1. `npm pack` every package into a temporary directory;
+//   2. install the tarballs into a fresh project with the install lines of docs/install.md
+//      (package names replaced by tarball paths, one `npm install`), the @gatehousejs scope
+//      pointed at a registry that refuses, so nothing of that scope comes from the network;
+//   3. import every entry from ESM and require it from CommonJS (the vitest entry must fail
+//      with vitest's own message: vitest refuses require());
+//   4. type-check the README's first server and the package READMEs' examples under the
+//      node16, nodenext and bundler module settings with typescript 5.9.3 (strict; nodenext
+//      also with skipLibCheck off, so the shipped declarations are checked too);
+//   5. compile and run the first server, and call its tool through the installed RawHttpClient;
+//      run the presenters and stores README examples.
+// Install scripts are skipped: the packages must have none, and better-sqlite3's native
+// build (minutes of C compilation, nothing of Gatehouse) is reused from the workspace when
+// the versions match, and rebuilt otherwise.
+// Prints one line per check; exits 1 naming every failed check. KEEP=1 keeps the temporary
+// project for inspection.
+import { execFile, spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..');
+const PACKAGES = ['core', 'guards', 'presenters', 'stores', 'testing'];
+const TYPESCRIPT = 'typescript@5.9.3';
+const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
+const REFUSING_REGISTRY = 'http://127.0.0.1:9/';
+const VITEST_REFUSAL = 'Vitest cannot be imported in a CommonJS module using require()';
+const failures = [];
+
+function report(ok, label, detail = '') {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `: ${detail}` : ''}`);
+  if (!ok) failures.push(label);
+  return ok;
+}
+
+/** Runs a command; resolves with its output, rejects with stdout and stderr in the message. */
+async function sh(command, args, options = {}) {
+  try {
+    return await run(command, args, { maxBuffer: 64 * 1024 * 1024, timeout: 240_000, ...options });
+  } catch (error) {
+    const out = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim();
+    throw new Error(`${command} ${args.join(' ')} failed:\n${out || error.message}`);
+  }
+}
+
+const firstLine = (text) =>
+  String(text)
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim() ?? '';
+
+/** The fenced blocks of one language in a markdown text. */
+function fencedBlocks(markdown, lang) {
+  const blocks = [];
+  const pattern = new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm');
+  for (const match of markdown.matchAll(pattern)) blocks.push(match[1]);
+  return blocks;
+}
+
+/** Every package named by an `npm install` in the sh blocks of docs/install.md. */
+function documentedInstall() {
+  const specs = [];
+  for (const block of fencedBlocks(readFileSync(join(root, 'docs/install.md'), 'utf8'), 'sh')) {
+    for (const line of block.split('\n')) {
+      for (const command of line.replace(/#.*$/, '').split('&&')) {
+        const words = command.trim().split(/\s+/);
+        if (words[0] !== 'npm' || (words[1] !== 'install' && words[1] !== 'i')) continue;
+        specs.push(...words.slice(2).filter((w) => w && !w.startsWith('-')));
+      }
+    }
+  }
+  if (!specs.some((s) => s.startsWith('@gatehousejs/'))) throw new Error('docs/install.md names no package.');
+  return specs;
+}
+
+const nameOf = (spec) => spec.replace(/^(@?[^@]+)@.*$/, '$1');
+
+async function packAll(packDir) {
+  const tarballs = new Map();
+  for (const name of PACKAGES) {
+    const dir = join(root, 'packages', name);
+    if (!existsSync(join(dir, 'dist')))
+      throw new Error(`packages/${name}/dist is missing: run npm run build first.`);
+    const { stdout } = await sh('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: dir });
+    const [info] = JSON.parse(stdout);
+    const hasReadme = info.files.some((f) => f.path === 'README.md');
+    const scripts = Object.keys(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts ?? {});
+    const installScripts = scripts.filter((s) => /^(pre|post)?install$|^prepare$/.test(s));
+    report(
+      hasReadme && installScripts.length === 0,
+      `pack @gatehousejs/${name}`,
+      `${info.filename}, ${info.files.length} files, ${hasReadme ? 'README.md included' : 'README.md MISSING'}` +
+        (installScripts.length ? `, install scripts: ${installScripts.join(', ')}` : ', no install scripts'),
+    );
+    tarballs.set(`@gatehousejs/${name}`, join(packDir, info.filename));
+  }
+  return tarballs;
+}
+
+async function install(app, tarballs) {
+  const pkg = {
+    name: 'gatehouse-pack-check',
+    version: '0.0.0',
+    private: true,
+    type: 'module',
+  };
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  // Nothing of the scope may come from a registry: only the tarballs can satisfy it.
+  writeFileSync(join(app, '.npmrc'), `@gatehousejs:registry=${REFUSING_REGISTRY}\n`);
+  const specs = new Map();
+  for (const spec of [...documentedInstall(), ...EXTRA_DEV]) {
+    const name = nameOf(spec);
+    specs.set(name, tarballs.get(name) ?? spec);
+  }
+  const missing = [...tarballs.keys()].filter((name) => !specs.has(name));
+  if (missing.length) throw new Error(`docs/install.md never installs ${missing.join(', ')}.`);
+  const started = Date.now();
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...specs.values()], {
+    cwd: app,
+  });
+  report(
+    true,
+    'npm install',
+    `${[...specs.keys()].join(' ')} (${Math.round((Date.now() - started) / 1000)} s)`,
+  );
+  for (const name of tarballs.keys()) {
+    const manifest = JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8'));
+    const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8'));
+    const resolved = lock.packages[`node_modules/${name}`]?.resolved ?? '';
+    report(resolved.startsWith('file:'), `installed ${name}@${manifest.version} from its tarball`, resolved);
+  }
+  await nativeSqlite(app);
+}
+
+/** better-sqlite3's native binding: the workspace's build when the versions match, else a rebuild. */
+async function nativeSqlite(app) {
+  const version = (dir) => JSON.parse(readFileSync(join(dir, 'better-sqlite3/package.json'), 'utf8')).version;
+  const ours = join(root, 'node_modules');
+  const binding = 'better-sqlite3/build/Release/better_sqlite3.node';
+  const wanted = version(join(app, 'node_modules'));
+  if (existsSync(join(ours, binding)) && version(ours) === wanted) {
+    mkdirSync(join(app, 'node_modules', dirname(binding)), { recursive: true });
+    copyFileSync(join(ours, binding), join(app, 'node_modules', binding));
+    report(true, `better-sqlite3 ${wanted}`, 'native binding reused from the workspace build');
+  } else {
+    await sh('npm', ['rebuild', 'better-sqlite3'], { cwd: app });
+    report(true, `better-sqlite3 ${wanted}`, 'native binding built');
+  }
+}
+
+/** `name` and `name/sub` for every key of each installed package's exports map. */
+function entriesOf(app) {
+  const entries = [];
+  for (const name of PACKAGES) {
+    const manifest = JSON.parse(
+      readFileSync(join(app, 'node_modules/@gatehousejs', name, 'package.json'), 'utf8'),
+    );
+    for (const key of Object.keys(manifest.exports)) {
+      if (key !== './package.json') entries.push(`@gatehousejs/${name}${key.slice(1)}`);
+    }
+  }
+  return entries;
+}
+
+const ESM_PROBE =
+  'const m = await import(process.argv[1]); console.log(JSON.stringify(Object.keys(m).sort()));';
+const CJS_PROBE = 'const m = require(process.argv[1]); console.log(JSON.stringify(Object.keys(m).sort()));';
+
+async function probe(app, kind, entry) {
+  const args = kind === 'esm' ? ['--input-type=module', '-e', ESM_PROBE] : ['-e', CJS_PROBE];
+  const { stdout } = await sh(process.execPath, [...args, entry], { cwd: app });
+  return JSON.parse(stdout.trim().split('\n').at(-1));
+}
+
+/** Both probes of one entry, as report lines (printed in entry order once all are done). */
+async function entryLines(app, entry) {
+  const lines = [];
+  let esm;
+  try {
+    esm = await probe(app, 'esm', entry);
+    lines.push([esm.length > 0, `import  ${entry}`, `${esm.length} exports`]);
+  } catch (error) {
+    lines.push([false, `import  ${entry}`, causeOf(error)]);
+  }
+  const vitestEntry = entry === '@gatehousejs/testing/vitest';
+  try {
+    const cjs = await probe(app, 'cjs', entry);
+    const same = esm !== undefined && JSON.stringify(cjs) === JSON.stringify(esm);
+    if (vitestEntry)
+      lines.push([false, `require ${entry}`, 'loaded, yet vitest refuses require(): update the docs']);
+    else
+      lines.push([
+        same,
+        `require ${entry}`,
+        same ? `${cjs.length} exports, the same names as ESM` : 'names differ',
+      ]);
+  } catch (error) {
+    if (vitestEntry && error.message.includes(VITEST_REFUSAL)) {
+      lines.push([true, `require ${entry}`, `refused by vitest itself, as documented: "${VITEST_REFUSAL}"`]);
+    } else {
+      lines.push([false, `require ${entry}`, causeOf(error)]);
+    }
+  }
+  return lines;
+}
+
+/** The first line of a failed probe that names the error. */
+const causeOf = (error) =>
+  (error.message.split('\n').find((l) => /Error|Cannot|ERR_/.test(l)) ?? firstLine(error.message)).trim();
+
+async function checkEntries(app) {
+  const entries = entriesOf(app);
+  const results = [];
+  for (let i = 0; i < entries.length; i += 4) {
+    results.push(...(await Promise.all(entries.slice(i, i + 4).map((e) => entryLines(app, e)))));
+  }
+  for (const line of results.flat()) report(...line);
+}
+
+/** The README's first server and each shipped package README's example, as files of the project. */
+function writeSources(app) {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.split('\n## A first server\n')[1]?.split('\n## ')[0];
+  const server = section && fencedBlocks(section, 'ts')[0];
+  if (!server) throw new Error('README.md has no ts block under "## A first server".');
+  mkdirSync(join(app, 'src'), { recursive: true });
+  writeFileSync(join(app, 'src/firstServer.ts'), server);
+  for (const name of PACKAGES) {
+    const text = readFileSync(join(app, 'node_modules/@gatehousejs', name, 'README.md'), 'utf8');
+    fencedBlocks(text, 'ts').forEach((code, i) => {
+      writeFileSync(join(app, `src/readme-${name}-${i + 1}.ts`), code);
+    });
+  }
+  return readdirSync(join(app, 'src')).length;
+}
+
+const STRICT = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noImplicitReturns: true,
+  noFallthroughCasesInSwitch: true,
+  isolatedModules: true,
+  verbatimModuleSyntax: true,
+  skipLibCheck: false,
+  target: 'es2022',
+  lib: ['es2023'],
+  types: ['node'],
+};
+
+const RESOLUTIONS = {
+  node16: { module: 'node16', moduleResolution: 'node16' },
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+  bundler: { module: 'esnext', moduleResolution: 'bundler' },
+};
+
+/**
+ * One tsc run per module setting, in parallel. nodenext also checks every declaration
+ * file (skipLibCheck off) and emits to `out/`, which the run checks execute.
+ */
+async function typecheck(app, files) {
+  const tsc = join(app, 'node_modules/typescript/bin/tsc');
+  const { stdout: version } = await sh(process.execPath, [tsc, '--version'], { cwd: app });
+  const runs = Object.entries(RESOLUTIONS).map(async ([label, resolution]) => {
+    const full = label === 'nodenext';
+    const compilerOptions = {
+      ...STRICT,
+      ...resolution,
+      skipLibCheck: !full,
+      ...(full ? { outDir: 'out' } : { noEmit: true }),
+    };
+    writeFileSync(
+      join(app, `tsconfig.${label}.json`),
+      JSON.stringify({ compilerOptions, include: ['src'] }, null, 2),
+    );
+    try {
+      await sh(process.execPath, [tsc, '-p', `tsconfig.${label}.json`], { cwd: app });
+      const what = `${files} files (the README's first server, the package READMEs' examples)`;
+      return [true, `tsc ${label}`, `${what}, ${version.trim()}, skipLibCheck ${!full}`];
+    } catch (error) {
+      return [false, `tsc ${label}`, `\n${error.message.split('\n').slice(1).join('\n')}`];
+    }
+  });
+  const results = await Promise.all(runs);
+  for (const line of results) report(...line);
+  return results.every(([ok]) => ok);
+}
+
+/** Runs a compiled file of `out/` to its end; resolves with its output. */
+async function runExample(app, file) {
+  const { stdout } = await sh(process.execPath, [join('out', file)], { cwd: app, timeout: 30_000 });
+  return stdout;
+}
+
+async function runReadmeExamples(app) {
+  try {
+    const shown = await runExample(app, 'readme-presenters-1.js');
+    const ok = shown.includes("'Ada Lovelace'") && !shown.includes('argon2id');
+    report(ok, 'presenters README example runs', ok ? 'the password hash is not shown' : shown);
+  } catch (error) {
+    report(false, 'presenters README example runs', causeOf(error));
+  }
+  try {
+    await runExample(app, 'readme-stores-1.js');
+    const { stdout } = await sh('node', ['-e', TABLES], { cwd: app });
+    report(stdout.includes('gatehouse_replay'), 'stores README example migrates app.db', stdout.trim());
+  } catch (error) {
+    report(false, 'stores README example migrates app.db', causeOf(error));
+  }
+}
+
+const TABLES = `const Database = require('better-sqlite3');
+const db = new Database('app.db', { readonly: true });
+console.log(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all().join(' '));`;
+
+/** Runs the compiled first server and calls its tool with the installed client. */
+async function runFirstServer(app) {
+  const token = crypto.randomUUID() + crypto.randomUUID();
+  const child = spawn(process.execPath, ['out/firstServer.js'], {
+    cwd: app,
+    env: { ...process.env, NOTES_TOKEN: token, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  try {
+    const url = await new Promise((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no URL printed within 15 s:\n${output}`)), 15_000);
+      child.stdout.on('data', () => {
+        const match = /on (http:\/\/\S+)/.exec(output);
+        if (!match) return;
+        clearTimeout(timer);
+        ok(match[1]);
+      });
+      child.once('exit', (code) => fail(new Error(`the first server exited with ${code}:\n${output}`)));
+    });
+    report(
+      !output.includes(token),
+      'first server starts',
+      `${firstLine(output)} (its output holds no token)`,
+    );
+    writeFileSync(join(app, 'client.mjs'), CLIENT);
+    const { stdout } = await sh(process.execPath, ['client.mjs', url, token], { cwd: app });
+    checkReplies(JSON.parse(stdout));
+  } finally {
+    child.kill();
+  }
+}
+
+const CLIENT = `import { RawHttpClient } from '@gatehousejs/testing';
+const [url, token] = process.argv.slice(2);
+const as = (bearer) => new RawHttpClient({ url, era: '2026-07-28', headers: { authorization: 'Bearer ' + bearer } });
+const found = await as(token).callTool('find_notes', { query: 'Ada' });
+const widened = await as(token).callTool('find_notes', { query: 'Ada', workspace_id: 'ws_2' });
+const stranger = await as('not-the-token').callTool('find_notes', { query: 'Ada' });
+const legacy = new RawHttpClient({ url, era: '2025-11-25', headers: { authorization: 'Bearer ' + token } });
+const old = await legacy.callTool('find_notes', { query: 'Ada' });
+const pick = (r) => ({ status: r.status, result: r.result, text: r.text });
+console.log(JSON.stringify({ found: pick(found), widened: pick(widened), stranger: pick(stranger), old: pick(old) }));
+`;
+
+function checkReplies({ found, widened, stranger, old }) {
+  const expected = JSON.stringify({
+    status: 'ok',
+    result: { notes: [{ id: 'n1', text: 'Call Ada about the boiler' }] },
+  });
+  const got = JSON.stringify(found.result?.structuredContent);
+  report(got === expected, 'find_notes answers through RawHttpClient (2026-07-28)', got);
+  report(
+    !found.text.includes('never shown') && !found.text.includes('ws_1'),
+    'the note secret and workspace stay in',
+  );
+  const oldGot = JSON.stringify(old.result?.structuredContent);
+  report(oldGot === expected, 'find_notes answers in the 2025-11-25 era', `HTTP ${old.status}`);
+  const code = widened.result?.structuredContent?.error?.code;
+  report(code === 'unknown_arguments', 'an unknown workspace_id is refused', String(code));
+  report(stranger.status === 401, 'a wrong token answers 401', `HTTP ${stranger.status}`);
+}
+
+async function main() {
+  const started = Date.now();
+  const temp = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'));
+  const app = join(temp, 'app');
+  mkdirSync(join(temp, 'packs'));
+  mkdirSync(app);
+  try {
+    const tarballs = await packAll(join(temp, 'packs'));
+    await install(app, tarballs);
+    await checkEntries(app);
+    if (await typecheck(app, writeSources(app))) {
+      await runFirstServer(app);
+      await runReadmeExamples(app);
+    }
+  } catch (error) {
+    report(false, 'pack check', error.message);
+  } finally {
+    if (process.env.KEEP) console.log(`kept ${temp}`);
+    else rmSync(temp, { recursive: true, force: true });
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (failures.length) {
+    console.log(`\npack check FAILED in ${seconds} s: ${failures.length} check(s): ${failures.join('; ')}`);
+    process.exit(1);
+  }
+  console.log(`\npack check passed in ${seconds} s`);
+}
+
+await main();
