@@ -149,6 +149,93 @@ describe('runCli', () => {
     );
   });
 
+  it('names the flag in each parse error: unknown, without a value, empty, followed by a flag, given twice', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const create = ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_dan'];
+    const cases: [string[], RegExp][] = [
+      [
+        [...create, '--rights', 'bookings.read', '--colour', 'red'],
+        /^Error: Unknown option --colour\. Allowed: --workspace, --person, --rights, /,
+      ],
+      [[...create, '--rights', 'bookings.read', '-x'], /^Error: Unknown option -x\./],
+      [
+        ['switch', 'global', 'on', '--force'],
+        /^Error: Unknown option --force\. This command takes no options\./,
+      ],
+      [[...create, '--rights'], /^Error: --rights needs a value/],
+      [[...create, '--rights='], /^Error: --rights needs a value/],
+      [
+        ['token', 'create', '--workspace', '--person', 'p_dan', '--rights', 'bookings.read'],
+        /^Error: --workspace needs a value/,
+      ],
+      [
+        [...create, '--rights', 'bookings.read', '--rights', 'bookings.write'],
+        /^Error: --rights is given more than once\./,
+      ],
+      [
+        [...create, '--rights', 'bookings.read', 'extra'],
+        /^Error: Expected no values, got 1 value\(s\): extra\./,
+      ],
+      [['token', 'revoke'], /^Error: Expected <id>, got 0 value\(s\)\./],
+      [['token', 'revoke', '--help=yes'], /^Error: --help takes no value\./],
+      [['token'], /^Error: unknown command "token"\./],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await cli.run(...argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.err, argv.join(' ')).toMatch(message);
+      expect(result.err, argv.join(' ')).toContain('Usage:');
+      expect(result.out).toBe('');
+    }
+    expect(await cli.count('SELECT count(*) AS n FROM gatehouse_credentials')).toBe(0);
+  });
+
+  it('accepts --flag=value and -- before positionals, as parseArgs does', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const created = await cli.run(
+      'token',
+      'create',
+      '--workspace=ws_acme',
+      '--person=p_dan',
+      '--rights=bookings.read,customers.read',
+      '--label',
+      'CI bot',
+    );
+    expect(created.code, created.err).toBe(0);
+    const id = idIn(created.out);
+    const label = await cli.inspect((app) => app.credentialStore.findById(id));
+    expect(label?.clientLabel).toBe('CI bot');
+    expect(label?.rights).toEqual(['bookings.read', 'customers.read']);
+    expect(await cli.run('token', 'revoke', '--', id)).toMatchObject({ code: 0 });
+    expect((await cli.inspect((app) => app.credentialStore.findById(id)))?.revokedAt).not.toBeNull();
+  });
+
+  it('prints the usage for help, --help and a command’s --help, with exit code 0 and no change', async () => {
+    using cli = cliFixture();
+    for (const argv of [['help'], ['--help'], ['-h']]) {
+      const result = await cli.run(...argv);
+      expect(result).toMatchObject({ code: 0, err: '' });
+      for (const line of [
+        'token create --workspace W --person P --rights r1,r2',
+        'token revoke <id>',
+        'switch global on|off',
+        'seed',
+      ]) {
+        expect(result.out).toContain(line);
+      }
+    }
+    await cli.run('seed');
+    const full = ['--workspace', 'ws_acme', '--person', 'p_dan', '--rights', 'bookings.read'];
+    const command = await cli.run('token', 'create', ...full, '--help');
+    expect(command).toMatchObject({ code: 0, err: '' });
+    expect(command.out).toBe(
+      'Usage: npm run booking -- token create --workspace W --person P --rights r1,r2 [--label L] [--toolset compact] [--expires-days N]\n',
+    );
+    expect(await cli.count('SELECT count(*) AS n FROM gatehouse_credentials')).toBe(0);
+  });
+
   it('revokes tokens and changes roles and activity, each audited with channel cli', async () => {
     using cli = cliFixture();
     await cli.run('seed');

@@ -1,8 +1,8 @@
 import { type Logger, pino } from 'pino';
 import { createBookingApp } from '../app.js';
 import { UsageError } from '../config.js';
-import { parseArgs } from './args.js';
-import { asUsageError, type CliIo, COMMANDS } from './commands.js';
+import { parseCommandArgs } from './args.js';
+import { asUsageError, type CliIo, COMMANDS, type Command } from './commands.js';
 
 /** Options of {@link runCli}. */
 export interface CliOptions {
@@ -16,34 +16,53 @@ export interface CliOptions {
 /** The usage text: every command on one line. */
 export function usage(): string {
   const lines = Object.values(COMMANDS).map((c) => `  npm run booking -- ${c.usage}`);
-  return `Usage:\n${lines.join('\n')}\n  npm run booking -- help\n`;
+  return `Usage:\n${lines.join('\n')}\n  npm run booking -- help\nAdd --help to a command for its usage alone.\n`;
+}
+
+const HELP_WORDS = new Set(['help', '--help', '-h']);
+
+/** The command `argv` names (one word, or two), and how many words that took. */
+function commandOf(argv: readonly string[]): { command: Command; words: number } | undefined {
+  const [first = '', second = ''] = argv;
+  if (COMMANDS[first]) return { command: COMMANDS[first], words: 1 };
+  const command = COMMANDS[`${first} ${second}`];
+  return command ? { command, words: 2 } : undefined;
+}
+
+/** The error for a command line that names no command: the words given, then the usage. */
+function unknownCommand(argv: readonly string[]): string {
+  const words = argv.slice(0, 2).filter((word) => !word.startsWith('-'));
+  const what = words.length ? `unknown command "${words.join(' ')}"` : 'no command given';
+  return `Error: ${what}.\n${usage()}`;
 }
 
 /**
  * Runs one CLI command against the database file and returns the exit code:
- * 0 done, 2 bad input (an unknown command, workspace, person, right or
- * option; a right the person does not hold), 1 an unexpected failure. Errors
- * are one `Error:` line on stderr, never a stack trace. Changes are audited
- * with channel `cli`.
+ * 0 done (or help shown), 2 bad input (an unknown command, flag, workspace,
+ * person, right or toolset; a flag without its value; a right the person
+ * does not hold), 1 an unexpected failure. Arguments are parsed by node:util
+ * `parseArgs`. Errors are one `Error:` line plus the usage on stderr, never
+ * a stack trace. Changes are audited with channel `cli`.
  */
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
-  const [first = '', second = ''] = argv;
-  if (first === 'help' || first === '--help' || first === '-h') {
+  if (HELP_WORDS.has(argv[0] ?? '')) {
     io.out(usage());
     return 0;
   }
-  const key = COMMANDS[first] ? first : `${first} ${second}`;
-  const command = COMMANDS[key];
-  if (!command) {
-    io.err(
-      `Error: ${first ? `unknown command "${argv.slice(0, 2).join(' ')}"` : 'no command given'}.\n${usage()}`,
-    );
+  const found = commandOf(argv);
+  if (!found) {
+    io.err(unknownCommand(argv));
     return 2;
   }
+  const { command } = found;
   let app: ReturnType<typeof createBookingApp> | undefined;
   try {
-    const args = parseArgs(argv.slice(key.split(' ').length), command.options);
+    const args = parseCommandArgs(argv.slice(found.words), command.options);
+    if (args.help) {
+      io.out(`Usage: npm run booking -- ${command.usage}\n`);
+      return 0;
+    }
     app = createBookingApp({
       file: options.file,
       seed: false,
