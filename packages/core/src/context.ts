@@ -51,6 +51,11 @@ export interface GateRefusal {
   readonly reason: string;
   /** For 503: when to try again. */
   readonly retryAfterSeconds?: number;
+  /**
+   * For 401: the request carried no credentials at all. Its challenge then names no
+   * error code (RFC 6750 §3.1); a bad or unknown credential gets `error="invalid_token"`.
+   */
+  readonly credentialsMissing?: boolean;
 }
 
 /** What a gate check sees of a request. */

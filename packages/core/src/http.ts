@@ -1,7 +1,7 @@
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
-import { readBearer } from './serve/bearer.js';
+import { bearerRefusal, readBearer } from './serve/bearer.js';
 import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
@@ -84,15 +84,7 @@ export function createHttpHandler<TRight extends string>(
       checkOrigin(request.headers.get('origin'), allowedOrigins);
     if (badHost) return refuse(badHost);
     const bearer = readBearer(request.headers.get('authorization'));
-    if (!bearer.ok) {
-      return refuse({
-        status: 401,
-        reason:
-          bearer.problem === 'missing'
-            ? 'A bearer token is required.'
-            : 'The Authorization header is malformed.',
-      });
-    }
+    if (!bearer.ok) return refuse(bearerRefusal(bearer.problem));
     const decision = await server.authenticate({
       token: bearer.token,
       transportTenant: options.tenantFrom?.(request),

@@ -414,7 +414,8 @@ describe('createHttpHandler', () => {
     await using listening = await listen(app.server, { onerror: app.onerror });
     const response = await rawCreate(listening.url, {});
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    // RFC 6750 §3.1: no credentials, so the challenge names no error code
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
     expect(app.authCalls).toEqual([]);
     expect(app.rows).toHaveLength(2);
     expect(app.services).toEqual([]);
@@ -427,7 +428,7 @@ describe('createHttpHandler', () => {
       await using listening = await listen(app.server, { onerror: app.onerror });
       const response = await rawCreate(listening.url, { authorization });
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token"');
       expect(app.authCalls).toEqual([]);
       expect(app.rows).toHaveLength(2);
     },
@@ -440,7 +441,7 @@ describe('createHttpHandler', () => {
 
     const unknown = await rawCreate(listening.url, { authorization: 'Bearer ghmcp_unknown_0000' });
     expect(unknown.status).toBe(401);
-    expect(unknown.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token"');
     const revoked = await rawCreate(listening.url, { authorization: 'Bearer ghmcp_revoked_0000' });
     expect(revoked.status).toBe(403);
     expect(await revoked.json()).toMatchObject({ error: { message: 'This token was revoked.' } });

@@ -345,8 +345,17 @@ describe('createGateMiddleware', () => {
     expect(auditedWrites(app)).toHaveLength(1);
   });
 
+  it('answers 401 with a challenge naming no error code when Authorization is missing (RFC 6750 §3.1)', async () => {
+    const app = notesApp();
+    await using host = await httpHost(app, 'Server', 'stateless');
+    const answer = await raw(host.url, {});
+    expect(answer.status).toBe(401);
+    expect(answer.headers['www-authenticate']).toBe('Bearer realm="mcp"');
+    expect(rpcOf(answer).error).toMatchObject({ code: -32041, data: { status: 401 } });
+    expect(app.authCalls).toEqual([]);
+  });
+
   it.each([
-    ['missing', {}],
     ['Basic', { authorization: 'Basic dXNlcjpwYXNz' }],
     ['two words', { authorization: `Bearer ${TOKEN_T1} extra` }],
     ['empty', { authorization: 'Bearer' }],

@@ -1,3 +1,5 @@
+import type { GateRefusal } from '../context.js';
+
 /** The outcome of reading an `Authorization` header. */
 export type BearerToken =
   | { readonly ok: true; readonly token: string }
@@ -13,4 +15,11 @@ export function readBearer(header: string | null | undefined): BearerToken {
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
   if (!match || !B64TOKEN.test(match[1]!)) return { ok: false, problem: 'malformed' };
   return { ok: true, token: match[1]! };
+}
+
+/** The 401 for a request whose `Authorization` header is missing or not `Bearer <token>`. */
+export function bearerRefusal(problem: 'missing' | 'malformed'): GateRefusal {
+  return problem === 'missing'
+    ? { status: 401, reason: 'A bearer token is required.', credentialsMissing: true }
+    : { status: 401, reason: 'The Authorization header is malformed.' };
 }

@@ -29,7 +29,8 @@ export interface RenderedRefusal {
 /**
  * Renders a gate refusal: a JSON-RPC error body (code from {@link GATE_RPC_CODES},
  * the refusal's reason, {@link gateErrorData}), `Retry-After` on 503 (default
- * 60 s) and a Bearer challenge on 401, with `resource_metadata` when given.
+ * 60 s) and a Bearer challenge on 401 (`error="invalid_token"` unless the request
+ * carried no credentials), with `resource_metadata` when given.
  * Every HTTP adapter answers refusals through this one function.
  */
 export function renderRefusal(
@@ -42,7 +43,9 @@ export function renderRefusal(
     const metadata = options.resourceMetadataUrl
       ? `, resource_metadata="${options.resourceMetadataUrl}"`
       : '';
-    headers['www-authenticate'] = `Bearer realm="mcp", error="invalid_token"${metadata}`;
+    // RFC 6750 §3.1: a request without credentials gets a challenge with no error code.
+    const error = refusal.credentialsMissing ? '' : ', error="invalid_token"';
+    headers['www-authenticate'] = `Bearer realm="mcp"${error}${metadata}`;
   }
   const error = {
     code: GATE_RPC_CODES[refusal.status],

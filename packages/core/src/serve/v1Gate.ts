@@ -3,7 +3,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { GateRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { GatehouseServer } from '../server.js';
-import { readBearer } from './bearer.js';
+import { bearerRefusal, readBearer } from './bearer.js';
 import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './hostOrigin.js';
 import { internalErrorBody, renderRefusal } from './refusal.js';
 import { reportTo } from './report.js';
@@ -69,13 +69,7 @@ export function createGateMiddleware<TRight extends string>(
       checkHost(req.headers.host, allowedHosts) ?? checkOrigin(req.headers.origin, allowedOrigins);
     if (badHost) return { ok: false, refusal: badHost };
     const bearer = readBearer(req.headers.authorization);
-    if (!bearer.ok) {
-      const reason =
-        bearer.problem === 'missing'
-          ? 'A bearer token is required.'
-          : 'The Authorization header is malformed.';
-      return { ok: false, refusal: { status: 401, reason } };
-    }
+    if (!bearer.ok) return { ok: false, refusal: bearerRefusal(bearer.problem) };
     const decision = await gatehouse.authenticate({
       token: bearer.token,
       transportTenant: options.tenantFrom?.(req),
