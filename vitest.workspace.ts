@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { defaultExclude, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -19,28 +19,52 @@ export const alias = [
   { find: '@gatehousejs/testing', replacement: src('./packages/testing/src/index.ts') },
 ];
 
+/** Replays fast-check runs from `FC_SEED` (and `FC_PATH`); registered for every project. */
+const setupFiles = [src('./test/fastCheckSeed.ts')];
+
+/** Test files that start other processes (stdio servers, crashed writers, restarts). */
+const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
+  stores: ['test/processes.test.ts', 'test/transactionGuard.test.ts'],
+  testing: ['test/stdioClient.test.ts', 'test/contract/stdio.test.ts', 'test/contract/sdkClients.test.ts'],
+  booking: ['test/restart.test.ts', 'test/contractV1StdioProcesses.test.ts'],
+};
+
 const project = (
   name: string,
   root: string,
   include = ['src/**/*.test.ts', 'test/**/*.test.ts'],
+  exclude: readonly string[] = [],
 ): TestProjectInlineConfiguration => ({
   resolve: { alias },
   test: {
     name,
     root,
     include,
+    exclude: [...defaultExclude, ...exclude],
+    setupFiles,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
 });
 
+/**
+ * A package's tests as two projects: `<name>` runs in this process (unit,
+ * contract, in-process servers; `npm run test:fast`), `<name>-processes`
+ * holds the files that start other processes (`npm test` runs both).
+ */
+const split = (name: string, root: string): TestProjectInlineConfiguration[] => {
+  const spawning = PROCESS_TESTS[name] ?? [];
+  if (spawning.length === 0) return [project(name, root)];
+  return [project(name, root, undefined, spawning), project(`${name}-processes`, root, [...spawning])];
+};
+
 /** The test projects; vitest 4 reads them through `vitest.config.ts` (`test.projects`). */
 export default [
-  project('core', './packages/core'),
-  project('presenters', './packages/presenters'),
-  project('guards', './packages/guards'),
-  project('stores', './packages/stores'),
-  project('testing', './packages/testing'),
-  project('booking', './examples/booking'),
+  ...split('core', './packages/core'),
+  ...split('presenters', './packages/presenters'),
+  ...split('guards', './packages/guards'),
+  ...split('stores', './packages/stores'),
+  ...split('testing', './packages/testing'),
+  ...split('booking', './examples/booking'),
   project('docs', './docs', ['**/*.test.ts']),
 ];
