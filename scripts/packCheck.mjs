@@ -239,7 +239,9 @@ function writeSources(app) {
   mkdirSync(join(app, 'src'), { recursive: true });
   writeFileSync(join(app, 'src/firstServer.ts'), server);
   for (const name of PACKAGES) {
-    const text = readFileSync(join(app, 'node_modules/@gatehousejs', name, 'README.md'), 'utf8');
+    const file = join(app, 'node_modules/@gatehousejs', name, 'README.md');
+    if (!existsSync(file)) continue; // reported by the pack line
+    const text = readFileSync(file, 'utf8');
     fencedBlocks(text, 'ts').forEach((code, i) => {
       writeFileSync(join(app, `src/readme-${name}-${i + 1}.ts`), code);
     });
