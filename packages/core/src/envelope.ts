@@ -1,6 +1,7 @@
 import { ERROR_CODES, type ToolErrorInit } from './errors.js';
 import type { JsonObject, JsonSchema } from './json.js';
 import type { Outcome } from './pipeline/guard.js';
+import { PRESENTED_TIME_SCHEMA } from './time.js';
 
 /** A `tools/call` result as Gatehouse renders it (the MCP `CallToolResult` shape). */
 export interface CallResult {
@@ -88,14 +89,18 @@ export const ERROR_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   additionalProperties: false,
 });
 
-/** JSON Schema of a preview (I9); the confirm flow defines the fields beyond these. */
+/**
+ * JSON Schema of a preview (I9); the confirm flow defines the fields beyond
+ * these. `expires_at` is a presented UTC time, like every time that leaves
+ * a server (I20).
+ */
 export const PREVIEW_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   type: 'object',
   properties: {
     status: { const: 'PREVIEW' },
     confirm_token: { type: 'string' },
     confirm_summary: { type: 'string' },
-    expires_at: {},
+    expires_at: PRESENTED_TIME_SCHEMA,
   },
   required: ['status', 'confirm_token', 'confirm_summary', 'expires_at'],
 });

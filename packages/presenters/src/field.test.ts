@@ -30,10 +30,30 @@ describe('field', () => {
     expect(() => field.string().present(undefined, context)).toThrow(
       'x: the value is missing and the field is not nullable.',
     );
-    expect(field.string().nullable().schema).toEqual({ type: ['string', 'null'] });
+    expect(field.string().nullable().schema).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
     expect(field.enum(['a']).nullable().schema).toEqual({
       anyOf: [{ type: 'string', enum: ['a'] }, { type: 'null' }],
     });
+  });
+
+  it('writes every nullable field as anyOf with a null branch, never as a type array', () => {
+    const presenter = definePresenter({
+      fields: {
+        name: field.string().nullable().describe('Full name.'),
+        count: field.integer().nullable(),
+        ratio: field.number().nullable(),
+        active: field.boolean().nullable(),
+        tags: field.list(field.string()).nullable(),
+      },
+    });
+    const properties = (presenter.outputSchema as { properties: Record<string, { type?: unknown }> })
+      .properties;
+    for (const schema of Object.values(properties)) expect(Array.isArray(schema.type)).toBe(false);
+    expect(properties.name).toEqual({
+      anyOf: [{ type: 'string' }, { type: 'null' }],
+      description: 'Full name.',
+    });
+    expect(properties.count).toEqual({ anyOf: [{ type: 'integer' }, { type: 'null' }] });
   });
 
   it('reads another record key with from() and keeps the output key', () => {

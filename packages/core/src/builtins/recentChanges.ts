@@ -4,6 +4,9 @@ import { PRESENTED_TIME_SCHEMA, presentUtc } from '../time.js';
 import type { ToolDefinition } from '../tool.js';
 import { builtInTool } from './define.js';
 
+/** A string or null, spelled as `anyOf` (portable), not as a `type` array. */
+const NULLABLE_STRING = Object.freeze({ anyOf: [{ type: 'string' }, { type: 'null' }] });
+
 /**
  * `list_recent_changes` (I15): what this connection changed, newest first,
  * paginated with the `before` cursor. Read-only; scoped to the connection
@@ -46,13 +49,13 @@ export function recentChangesTool<TRight extends string, TServices>(
               tool: { type: 'string' },
               outcome: { type: 'string' },
               object_ids: { type: 'array', items: { type: 'string' } },
-              note: { type: ['string', 'null'] },
+              note: NULLABLE_STRING,
             },
             required: ['id', 'at', 'tool', 'outcome', 'object_ids', 'note'],
             additionalProperties: false,
           },
         },
-        next_before: { type: ['string', 'null'] },
+        next_before: NULLABLE_STRING,
       },
       required: ['changes', 'next_before'],
       additionalProperties: false,

@@ -73,10 +73,11 @@ function schemaWithMeta(schema: JsonSchema, meta: FieldMeta): JsonSchema {
   return meta.description === undefined ? base : { ...base, description: meta.description };
 }
 
+/**
+ * `anyOf: [schema, {type: 'null'}]`, never a `type` array: clients that map
+ * tool schemas onto a single-`type` dialect reject `type: ['string', 'null']`.
+ */
 function nullableSchema(schema: JsonSchema): JsonSchema {
-  const { type, ...rest } = schema;
-  const simple = typeof type === 'string' && rest.enum === undefined && rest.const === undefined;
-  if (simple && type !== 'object' && type !== 'array') return { ...rest, type: [type, 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }
 
