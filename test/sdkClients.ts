@@ -1,7 +1,8 @@
 /**
  * The official SDK clients as contract-suite clients: the SDK v1 `Client`
  * and the SDK v2 `Client` pinned to the 2025 protocol revisions (legacy
- * version negotiation), over Streamable HTTP or stdio. Each credential gets
+ * version negotiation), over Streamable HTTP or stdio (a process, or an
+ * in-process server over a pair of streams). Each credential gets
  * its own connected client, as a real agent would. The SDK speaks for
  * itself (handshake, ids, session header, result validation against the
  * listed output schemas); what the gate answered over HTTP (status,
@@ -15,6 +16,7 @@ import type {
   ContractClient,
   ContractReply,
   HostEndpoint,
+  StdioConnection,
 } from '@gatehousejs/testing';
 import { stdioReply } from '@gatehousejs/testing';
 import {
@@ -25,6 +27,9 @@ import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** Which SDK client: v1, or v2 negotiating only the 2025 revisions. */
 export type SdkClientKind = 'v1' | 'v2-legacy';
@@ -58,8 +63,11 @@ function newClient(kind: SdkClientKind): SdkClient {
   return client as unknown as SdkClient;
 }
 
+/** A stdio endpoint that starts a process per credential. */
+type SpawnedEndpoint = Extract<HostEndpoint, { transport: 'stdio'; command: string }>;
+
 /** The child's environment: ours, the endpoint's, and the token (none: the variable unset). */
-function stdioEnv(endpoint: Extract<HostEndpoint, { transport: 'stdio' }>, token: string | undefined) {
+function stdioEnv(endpoint: SpawnedEndpoint, token: string | undefined) {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...process.env, ...endpoint.env })) {
     if (value !== undefined && name !== endpoint.tokenVariable) env[name] = value;
@@ -101,10 +109,65 @@ function bodyError(body: string) {
   }
 }
 
+/**
+ * The SDK's stdio framing (one JSON-RPC message per line) over an in-process
+ * server's streams, as `StdioClientTransport` speaks it to a child's pipes.
+ */
+class StreamPairTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #buffer = new ReadBuffer();
+  #connection: Promise<StdioConnection>;
+  #closed = false;
+
+  constructor(connection: Promise<StdioConnection>) {
+    this.#connection = connection;
+  }
+
+  async start(): Promise<void> {
+    const { output } = await this.#connection;
+    output.on('data', (chunk: Buffer) => {
+      this.#buffer.append(chunk);
+      this.#drain();
+    });
+  }
+
+  #drain(): void {
+    for (;;) {
+      try {
+        const message = this.#buffer.readMessage();
+        if (message === null) return;
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const { input } = await this.#connection;
+    input.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const connection = await this.#connection;
+    connection.input.end();
+    await connection.close();
+    this.onclose?.();
+  }
+}
+
 /** One transport for `endpoint`, plus what it tells about refusals and a dead process. */
 function transportFor(kind: SdkClientKind, endpoint: HostEndpoint, token: string | undefined) {
   let refusal: Refusal | undefined;
   let stderr = '';
+  if (endpoint.transport === 'stdio' && 'connect' in endpoint) {
+    const transport = new StreamPairTransport(endpoint.connect(token));
+    return { transport, refusal: () => undefined, stderr: () => '', clear: () => undefined };
+  }
   if (endpoint.transport === 'stdio') {
     const parameters = {
       command: endpoint.command,

@@ -48,7 +48,13 @@ export type {
 } from './httpClient.js';
 export { RawHttpClient } from './httpClient.js';
 export { MCP_META_KEYS } from './internal/envelope.js';
-export type { ProcessExit, RawStdioClientOptions, StdioSendOptions } from './stdioClient.js';
+export type {
+  ProcessExit,
+  RawStdioClientOptions,
+  RawStdioStreamOptions,
+  StdioConnection,
+  StdioSendOptions,
+} from './stdioClient.js';
 export { RawStdioClient } from './stdioClient.js';
 export type { SurfaceLockOptions, SurfaceLockReport } from './surface/check.js';
 export {

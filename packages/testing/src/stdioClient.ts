@@ -1,5 +1,6 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
 import { ClientCore, type CoreOptions, checkCoreOptions } from './internal/clientCore.js';
 import { bodyValue, isPlainObject, messagesIn, replyFor, requestIdOf } from './internal/jsonRpc.js';
 import { MessageRouter } from './internal/messageRouter.js';
@@ -15,6 +16,67 @@ export interface RawStdioClientOptions extends CoreOptions {
   readonly cwd?: string;
   /** How long to wait for a response; default 10 000 ms. */
   readonly timeoutMs?: number;
+}
+
+/** Options of {@link RawStdioClient.connect}. */
+export interface RawStdioStreamOptions extends CoreOptions {
+  /** How long to wait for a response; default 10 000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A stdio server running in this process, reached over a pair of streams:
+ * what the client writes is the server's stdin, what the server writes its
+ * stdout. Tests use it where the check needs no process boundary.
+ */
+export interface StdioConnection {
+  /** The server's stdin. */
+  readonly input: Writable;
+  /** The server's stdout. */
+  readonly output: Readable;
+  /** Stops the server and releases what it opened. */
+  close(): Promise<void>;
+}
+
+/** What the client drives: the server's streams, how it ends, and how to stop it. */
+interface ServerPipes {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable | undefined;
+  /** Resolves once the server has ended. */
+  readonly ended: Promise<ProcessExit>;
+  /** Asks the server to stop (stdin is already ended). */
+  stop(): void;
+}
+
+/** A spawned child as {@link ServerPipes}: SIGTERM to stop, SIGKILL after 5 s. */
+function processPipes(child: ReturnType<typeof spawn>): ServerPipes {
+  const ended = new Promise<ProcessExit>((resolve) => {
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal }));
+  });
+  return {
+    stdin: child.stdin as Writable,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr ?? undefined,
+    ended,
+    stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      void ended.then(() => clearTimeout(timer));
+    },
+  };
+}
+
+/** An in-process connection as {@link ServerPipes}: it has ended once `close()` resolved. */
+function connectionPipes(connection: StdioConnection): ServerPipes {
+  let finish: (exit: ProcessExit) => void = () => undefined;
+  const ended = new Promise<ProcessExit>((resolve) => {
+    finish = resolve;
+  });
+  const stop = () => {
+    void connection.close().finally(() => finish({ code: 0, signal: null }));
+  };
+  return { stdin: connection.input, stdout: connection.output, stderr: undefined, ended, stop };
 }
 
 /** Options of {@link RawStdioClient.send}. */
@@ -47,7 +109,7 @@ function childEnv(env: RawStdioClientOptions['env']): Record<string, string> {
 /**
  * A stdio MCP client that sends exactly what a test says and ignores every hint.
  *
- * It spawns the server, writes newline-delimited JSON-RPC to its stdin and correlates
+ * It spawns the server (or connects to one in this process over a pair of streams), writes newline-delimited JSON-RPC to its stdin and correlates
  * responses by id (out of order is fine). JSON-RPC and tool errors resolve as a
  * {@link RawReply}; a request rejects only when no response arrives within the timeout or the
  * process ends first (the error carries the tail of stderr). In the 2026-07-28 era each request
@@ -58,7 +120,7 @@ function childEnv(env: RawStdioClientOptions['env']): Record<string, string> {
  * const reply = await client.callTool('echo', { a: 'x' });
  */
 export class RawStdioClient extends ClientCore<RawReply, RequestOptions> implements RawMcpClient {
-  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #pipes: ServerPipes;
   readonly #router = new MessageRouter();
   readonly #messages: JsonRpcMessage[] = [];
   readonly #closed: Promise<void>;
@@ -67,27 +129,23 @@ export class RawStdioClient extends ClientCore<RawReply, RequestOptions> impleme
   #stderr = '';
   #partialLine = '';
   #exit: ProcessExit | undefined;
+  #stopping = false;
 
-  private constructor(options: RawStdioClientOptions, child: ChildProcessWithoutNullStreams) {
+  private constructor(options: RawStdioStreamOptions, pipes: ServerPipes) {
     super(options);
-    this.#child = child;
+    this.#pipes = pipes;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.#onStdout(chunk));
-    child.stderr.on('data', (chunk: string) => {
+    pipes.stdout.setEncoding('utf8');
+    pipes.stdout.on('data', (chunk: string) => this.#onStdout(chunk));
+    pipes.stderr?.setEncoding('utf8');
+    pipes.stderr?.on('data', (chunk: string) => {
       this.#stderr += chunk;
     });
-    child.stdin.on('error', () => undefined);
-    this.#closed = new Promise<void>((resolve) => {
-      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
-        this.#exit = { code, signal };
-        const tail = this.#stderr.slice(-2000);
-        this.#router.fail(
-          new Error(`server process ended (code ${code}, signal ${signal}); stderr: ${tail}`),
-        );
-        resolve();
-      });
+    pipes.stdin.on('error', () => undefined);
+    this.#closed = pipes.ended.then(({ code, signal }) => {
+      this.#exit = { code, signal };
+      const tail = this.#stderr.slice(-2000);
+      this.#router.fail(new Error(`server process ended (code ${code}, signal ${signal}); stderr: ${tail}`));
     });
   }
 
@@ -101,11 +159,20 @@ export class RawStdioClient extends ClientCore<RawReply, RequestOptions> impleme
     });
     try {
       await once(child, 'spawn');
-      return new RawStdioClient(options, child);
+      return new RawStdioClient(options, processPipes(child));
     } catch (error) {
       child.kill('SIGKILL');
       throw error;
     }
+  }
+
+  /**
+   * Speaks to a server running in this process over `connection`'s streams;
+   * closing the client ends its input and closes the connection.
+   */
+  static connect(connection: StdioConnection, options: RawStdioStreamOptions): RawStdioClient {
+    checkCoreOptions(options);
+    return new RawStdioClient(options, connectionPipes(connection));
   }
 
   /** Everything the server wrote to stdout, including any line that is not JSON. */
@@ -123,7 +190,7 @@ export class RawStdioClient extends ClientCore<RawReply, RequestOptions> impleme
     return this.#messages;
   }
 
-  /** How the process ended, or `undefined` while it runs. */
+  /** How the process (or connection) ended, or `undefined` while it runs. */
   get exit(): ProcessExit | undefined {
     return this.#exit;
   }
@@ -138,7 +205,7 @@ export class RawStdioClient extends ClientCore<RawReply, RequestOptions> impleme
     const id = requestIdOf(source);
     const awaited = id !== undefined && (options.awaitResponse ?? isRequestWithId(source));
     const response = awaited ? this.#router.waitForResponse(id, this.#timeoutMs) : undefined;
-    this.#child.stdin.write(`${line}\n`);
+    this.#pipes.stdin.write(`${line}\n`);
     return replyFor(id, await response);
   }
 
@@ -152,14 +219,18 @@ export class RawStdioClient extends ClientCore<RawReply, RequestOptions> impleme
     return this.#router.waitFor(matches, timeoutMs, 'matching message');
   }
 
-  /** Closes stdin, stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it to end. */
+  /**
+   * Closes stdin, stops the server (a process: SIGTERM, then SIGKILL after 5 s;
+   * a connection: `close()`) and waits for it to end.
+   */
   async close(): Promise<void> {
     if (this.#exit !== undefined) return;
-    this.#child.stdin.end();
-    this.#child.kill('SIGTERM');
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5000);
+    if (!this.#stopping) {
+      this.#stopping = true;
+      this.#pipes.stdin.end();
+      this.#pipes.stop();
+    }
     await this.#closed;
-    clearTimeout(timer);
   }
 
   /** Same as {@link RawStdioClient.close}, for `await using`. */

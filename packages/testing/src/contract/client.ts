@@ -128,10 +128,27 @@ function contractClient<TReply>(
   };
 }
 
+/** A raw stdio client for `token`: a started process, or a connection in this process. */
+async function stdioClient(
+  endpoint: Extract<HostEndpoint, { transport: 'stdio' }>,
+  era: McpEra,
+  token: string | undefined,
+): Promise<RawStdioClient> {
+  if ('connect' in endpoint) return RawStdioClient.connect(await endpoint.connect(token), { era });
+  return RawStdioClient.spawn({
+    command: endpoint.command,
+    args: [...(endpoint.args ?? [])],
+    era,
+    env: { ...endpoint.env, [endpoint.tokenVariable]: token },
+    ...(endpoint.cwd === undefined ? {} : { cwd: endpoint.cwd }),
+  });
+}
+
 /**
  * Opens a client for `token` (none: no credential at all). Over HTTP,
  * `headers` replace or add request headers (`authorization`, `origin`,
- * `cookie`); over stdio they are ignored and a process is started.
+ * `cookie`); over stdio they are ignored and a process is started (or a
+ * server connected in this process, when the endpoint has `connect`).
  */
 export async function openClient(
   target: ClientTarget,
@@ -142,16 +159,7 @@ export async function openClient(
   const client =
     endpoint.transport === 'http'
       ? contractClient(httpClient(target, token, headers), httpReply)
-      : contractClient(
-          await RawStdioClient.spawn({
-            command: endpoint.command,
-            args: [...(endpoint.args ?? [])],
-            era: target.era,
-            env: { ...endpoint.env, [endpoint.tokenVariable]: token },
-            ...(endpoint.cwd === undefined ? {} : { cwd: endpoint.cwd }),
-          }),
-          stdioReply,
-        );
+      : contractClient(await stdioClient(endpoint, target.era, token), stdioReply);
   return listening(client, target.listener);
 }
 

@@ -1,4 +1,5 @@
 import type { Effect, Json, JsonObject } from '@gatehousejs/core';
+import type { StdioConnection } from '../stdioClient.js';
 import type { McpEra } from '../types.js';
 import type { ClientOpener } from './client.js';
 
@@ -19,7 +20,9 @@ export interface ContractGrant {
 /**
  * Where a started host answers. Over HTTP the kit sends `Authorization:
  * Bearer <token>`; over stdio it starts `command` once per credential with the
- * token in the environment variable `tokenVariable`.
+ * token in the environment variable `tokenVariable`, or, when the endpoint
+ * has `connect`, connects a server in this process per credential over a
+ * pair of streams (no process start; for checks that need no process boundary).
  */
 export type HostEndpoint =
   | {
@@ -35,6 +38,11 @@ export type HostEndpoint =
       readonly cwd?: string;
       readonly env?: Readonly<Record<string, string>>;
       readonly tokenVariable: string;
+    }
+  | {
+      readonly transport: 'stdio';
+      /** Connects a fresh server in this process for `token` (none: no credential). */
+      connect(token: string | undefined): Promise<StdioConnection>;
     };
 
 /** An audit row as the kit reads it (I15). */
