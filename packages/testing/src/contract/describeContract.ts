@@ -4,8 +4,9 @@ import { CONTRACT_CHECKS } from './catalog.js';
 import type { ContractCheck } from './check.js';
 import type { ContractFixture, ContractHost } from './fixture.js';
 import { ResultLedger } from './ledger.js';
+import type { ContractPlan, ContractTool } from './plan.js';
 import { planContract } from './plan.js';
-import { type ContractCase, casesOf, runCase } from './run.js';
+import { type ContractCase, casesOf, runCase, smokeCases } from './run.js';
 
 /** Options of {@link describeContract}. */
 export interface DescribeContractOptions {
@@ -15,6 +16,12 @@ export interface DescribeContractOptions {
   readonly fuzz?: FuzzOptions | false;
   /** Timeout of each case in ms; default 60 000. */
   readonly timeoutMs?: number;
+  /**
+   * `full` (default): every check on every tool it applies to. `smoke`: each
+   * check once, on the first tool it applies to, and fuzzing of one tool per
+   * effect class; for extra client or transport combinations beside one full run.
+   */
+  readonly coverage?: 'full' | 'smoke';
 }
 
 const clip = (value: unknown) => {
@@ -25,7 +32,18 @@ const clip = (value: unknown) => {
 /** A fuzz report as findings: the problems, the smallest failing arguments and the seed to replay. */
 export function fuzzFindings(report: FuzzReport): string[] {
   if (report.findings.length === 0) return [];
-  return [...report.findings, `arguments: ${clip(report.counterexample)}`, `replay with seed ${report.seed}`];
+  return [
+    ...report.findings,
+    `arguments: ${clip(report.counterexample)}`,
+    `replay with FC_SEED=${report.seed} (or fuzz: { seed: ${report.seed} })`,
+  ];
+}
+
+/** The tools to fuzz: the fuzz option's list, and under smoke coverage the first tool of each effect class. */
+function fuzzTargets(plan: ContractPlan, fuzz: FuzzOptions, smoke: boolean): ContractTool[] {
+  const listed = plan.tools.filter((tool) => !fuzz.tools || fuzz.tools.includes(tool.name));
+  if (!smoke) return listed;
+  return listed.filter((tool, i) => listed.findIndex((t) => t.effect === tool.effect) === i);
 }
 
 function groupByTitle(cases: readonly ContractCase[]): Map<string, ContractCase[]> {
@@ -62,7 +80,9 @@ export function describeContract<H extends ContractHost>(
         expect(plan.unlistedFixtureTools, 'fixture tools missing from tools/list').toEqual([]);
       });
     }
-    const cases = casesOf(plan, options.checks ?? CONTRACT_CHECKS);
+    const smoke = options.coverage === 'smoke';
+    const all = casesOf(plan, options.checks ?? CONTRACT_CHECKS);
+    const cases = smoke ? smokeCases(all) : all;
     const groups = [...groupByTitle(cases)];
     const last = groups.filter(([, items]) =>
       items.some((i) => i.check.invariant === 'I18' || i.check.invariant === 'I19'),
@@ -72,8 +92,7 @@ export function describeContract<H extends ContractHost>(
     if (options.fuzz !== false) {
       const fuzz = options.fuzz ?? {};
       describe('I14 fuzzed arguments', () => {
-        for (const tool of plan.tools) {
-          if (fuzz.tools && !fuzz.tools.includes(tool.name)) continue;
+        for (const tool of fuzzTargets(plan, fuzz, smoke)) {
           const sentence = `${tool.name} answers random and adversarial arguments with well-formed results and writes nothing when refused`;
           it(sentence, { timeout: timeout * 2 }, async () => {
             expect(fuzzFindings(await fuzzTool(plan, tool, fuzz))).toEqual([]);

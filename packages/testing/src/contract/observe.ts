@@ -40,7 +40,11 @@ export async function markEffects(host: ContractHost): Promise<EffectMark> {
  * refusals.
  */
 export async function effectsSince(host: ContractHost, mark: EffectMark): Promise<string[]> {
-  const now = await markEffects(host);
+  return changesBetween(mark, await markEffects(host));
+}
+
+/** What changed from `mark` to `now`, as {@link effectsSince} words it. */
+export function changesBetween(mark: EffectMark, now: EffectMark): string[] {
   const changes: string[] = [];
   if (now.rows !== mark.rows) changes.push('rows changed');
   if (now.messages !== mark.messages) changes.push(`${now.messages - mark.messages} message(s) sent`);

@@ -43,6 +43,19 @@ export function casesOf(plan: ContractPlan, checks: readonly ContractCheck[]): C
   return cases;
 }
 
+/**
+ * One case per check: the first that runs (a per-tool check on the first tool
+ * it applies to), else the first skipped one, so the skip reason still shows.
+ */
+export function smokeCases(cases: readonly ContractCase[]): ContractCase[] {
+  const chosen = new Map<ContractCheck, ContractCase>();
+  for (const item of cases) {
+    const held = chosen.get(item.check);
+    if (!held || (held.selection !== 'run' && item.selection === 'run')) chosen.set(item.check, item);
+  }
+  return cases.filter((item) => chosen.get(item.check) === item);
+}
+
 function contextFor(plan: ContractPlan, host: ContractHost, ledger: ResultLedger, clients: ContractClient[]) {
   const target = {
     endpoint: host.endpoint,

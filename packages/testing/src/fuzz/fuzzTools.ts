@@ -8,7 +8,7 @@ import {
   resultShapeFindings,
 } from '../contract/envelope.js';
 import type { ContractFixture, ContractHost } from '../contract/fixture.js';
-import { effectsSince, markEffects } from '../contract/observe.js';
+import { changesBetween, type EffectMark, markEffects } from '../contract/observe.js';
 import { type ContractPlan, type ContractTool, planContract } from '../contract/plan.js';
 import { adversarialExamples, argumentsFor } from './arbitraries.js';
 
@@ -16,7 +16,10 @@ import { adversarialExamples, argumentsFor } from './arbitraries.js';
 export interface FuzzOptions {
   /** Random argument sets per tool, after the fixed adversarial ones; default 60. */
   readonly numRuns?: number;
-  /** Seed, to replay a failure; default random (reported with each failure). */
+  /**
+   * Seed, to replay a failure; default the seed fast-check is configured with
+   * (`fc.configureGlobal`, e.g. from `FC_SEED`), else random. Reported with each failure.
+   */
   readonly seed?: number;
   /** Only these tools. */
   readonly tools?: readonly string[];
@@ -62,19 +65,31 @@ export function replyFindings(tool: ContractTool, reply: ContractReply, schemas:
 const refused = (reply: ContractReply) =>
   reply.status !== 200 || reply.rpcError !== undefined || reply.result?.isError === true;
 
+/** The host's effects before the next fuzzed call: read once, then carried from one call to the next. */
+interface EffectCursor {
+  mark: EffectMark;
+}
+
+/**
+ * One fuzzed call. The effects are read once per call, after it: a refused
+ * call is compared with the state before it (the previous call's reading),
+ * and the reading becomes the state before the next call.
+ */
 async function runOne(
   host: ContractHost,
   client: ContractClient,
   tool: ContractTool,
   args: unknown,
-  schemas: OutputSchemas,
+  context: { readonly schemas: OutputSchemas; readonly cursor: EffectCursor },
 ) {
   const protoKeys = Object.getOwnPropertyNames(Object.prototype).length;
-  const before = await markEffects(host);
   const reply = await client.call(tool.name, args);
-  const findings = replyFindings(tool, reply, schemas);
+  const findings = replyFindings(tool, reply, context.schemas);
+  const after = await markEffects(host);
   if (refused(reply))
-    for (const change of await effectsSince(host, before)) findings.push(`${change} by a refused call`);
+    for (const change of changesBetween(context.cursor.mark, after))
+      findings.push(`${change} by a refused call`);
+  context.cursor.mark = after;
   if (Object.getOwnPropertyNames(Object.prototype).length !== protoKeys)
     findings.push('Object.prototype gained a property');
   return findings;
@@ -92,7 +107,7 @@ export async function fuzzTool(
   tool: ContractTool,
   options: FuzzOptions = {},
 ): Promise<FuzzReport> {
-  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const seed = options.seed ?? fc.readConfigureGlobal().seed ?? Math.floor(Math.random() * 2 ** 31);
   const numRuns = options.numRuns ?? 60;
   const host = await plan.fixture.start();
   const client = await connectClient(
@@ -100,11 +115,11 @@ export async function fuzzTool(
     { endpoint: host.endpoint, era: plan.era },
     await host.mint(host.home),
   );
-  const schemas = new OutputSchemas();
+  const context = { schemas: new OutputSchemas(), cursor: { mark: await markEffects(host) } };
   let failure: readonly string[] = [];
   try {
     const property = fc.asyncProperty(argumentsFor(tool.inputSchema), async (args) => {
-      const findings = await runOne(host, client, tool, args, schemas);
+      const findings = await runOne(host, client, tool, args, context);
       if (findings.length > 0) failure = findings;
       return findings.length === 0;
     });
