@@ -51,6 +51,20 @@ describe('docs', () => {
     );
   });
 
+  it('documents every option of createGatehouse and createServer in docs/server-options.md', () => {
+    const source = (file: string, name: string) => {
+      const text = readFileSync(new URL(`../../packages/core/src/${file}`, import.meta.url), 'utf8');
+      const body = text.split(`export interface ${name}<`)[1]?.split('\n}\n')[0] ?? '';
+      return [...body.matchAll(/^ {2}readonly (\w+)\??:/gm)].map((m) => m[1]);
+    };
+    const options = [...source('gatehouse.ts', 'GatehouseOptions'), ...source('server.ts', 'ServerOptions')];
+    expect(options).toEqual(
+      expect.arrayContaining(['rights', 'services', 'name', 'authenticate', 'confirm']),
+    );
+    const text = doc('server-options.md');
+    for (const option of options) expect(text, option).toMatch(new RegExp(`^\\| \`${option}\` +\\|`, 'm'));
+  });
+
   it('lists every error code in docs/errors.md', () => {
     const text = doc('errors.md');
     for (const code of Object.keys(ERROR_CODES)) expect(text, code).toContain(`\`${code}\``);
