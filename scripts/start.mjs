@@ -1,7 +1,9 @@
 // `npm start`: builds only what the booking example needs and is out of date,
 // then serves the example in this process.
 //
-// A workspace package is rebuilt when its `dist` is missing, or when any of its
+// A workspace package is rebuilt when its `dist` is missing or lacks a file its
+// package.json points at (exports, main, types, bin: a build that failed half
+// way), or when any of its
 // inputs (`src/**`, `package.json`, `tsup.config.ts`, `tsconfig*.json`, and the
 // shared `tsup.shared.ts` / `tsconfig.base.json` at the root) is newer than the
 // oldest file in its `dist`. Packages are visited in dependency order, so a
@@ -18,13 +20,30 @@ const TARGET = '@gatehousejs/example-booking';
 const SHARED_INPUTS = ['tsup.shared.ts', 'tsconfig.base.json'].map((file) => join(ROOT, file));
 const PACKAGE_INPUTS = /^(package\.json|tsup\.config\.[cm]?[jt]s|tsconfig.*\.json)$/;
 
+/** The files under dist/ a package.json points at: every string in exports, main, types and bin. */
+function declaredOutputs(manifest) {
+  const paths = [];
+  const collect = (value) => {
+    if (typeof value === 'string') paths.push(value);
+    else if (value && typeof value === 'object') for (const inner of Object.values(value)) collect(inner);
+  };
+  collect([manifest.exports, manifest.main, manifest.types, manifest.bin]);
+  return paths.filter((path) => /^(\.\/)?dist\//.test(path));
+}
+
 /** Every workspace package: its name, directory and workspace dependencies. */
 function workspacePackages() {
   const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const packages = root.workspaces.map((dir) => {
     const manifest = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
     const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
-    return { name: manifest.name, dir: join(ROOT, dir), deps, hasBuild: Boolean(manifest.scripts?.build) };
+    return {
+      name: manifest.name,
+      dir: join(ROOT, dir),
+      deps,
+      hasBuild: Boolean(manifest.scripts?.build),
+      outputs: declaredOutputs(manifest),
+    };
   });
   const names = new Set(packages.map((p) => p.name));
   for (const p of packages) p.deps = p.deps.filter((dep) => names.has(dep));
@@ -57,6 +76,7 @@ function mtimes(dir) {
 function staleness(p) {
   const built = mtimes(join(p.dir, 'dist'));
   if (built.length === 0) return 'not built yet';
+  if (p.outputs.some((path) => !existsSync(join(p.dir, path)))) return 'its last build is incomplete';
   const oldestOutput = Math.min(...built);
   const configs = readdirSync(p.dir).filter((file) => PACKAGE_INPUTS.test(file));
   const inputs = [
