@@ -19,6 +19,8 @@ export { canonicalJson, digest, sha256Hex } from './hashing.js';
 export type { Json, JsonObject, JsonSchema } from './json.js';
 export type { CallLogRecord, Logger } from './logging.js';
 export { silentLogger } from './logging.js';
+export type { ArgumentCaps } from './pipeline/caps.js';
+export { DEFAULT_ARGUMENT_CAPS } from './pipeline/caps.js';
 export type {
   Guard,
   GuardArgument,

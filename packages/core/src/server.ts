@@ -7,6 +7,7 @@ import { type CallResult, renderOutcome } from './envelope.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { newId } from './internal/ids.js';
 import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
+import { type ArgumentCaps, argumentCaps } from './pipeline/caps.js';
 import { compose } from './pipeline/compose.js';
 import { audit, objectIdsOf, type Runner, runTool } from './pipeline/execute.js';
 import { type Guard, type Outcome, type PlannedTool, refuse, type ToolCall } from './pipeline/guard.js';
@@ -60,6 +61,12 @@ export interface ServerOptions<TRight extends string, TServices> {
   readonly audit?: AuditStore;
   /** The two-step flow for notify, wake, alert and delete tools (I9); required when the server has any. */
   readonly confirm?: ConfirmOptions;
+  /**
+   * Bounds on the shape of every call's arguments, checked before any schema work:
+   * depth 32, 1,000 keys per object, 10,000 values, keys of 128 and strings of 65,536
+   * characters by default. A breach is `invalid_arguments`; nothing runs.
+   */
+  readonly argumentCaps?: Partial<ArgumentCaps>;
 }
 
 /** What `createGatehouse` hands its servers: the host's services and ports, and the shared validator. */
@@ -197,6 +204,7 @@ export function createServer<TRight extends string, TServices>(
   }
   checkTools(options.tools, options);
   const serverGuards = options.guards ?? [];
+  const caps = argumentCaps(options.argumentCaps);
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? (() => new Date());
   const visibility = options.visibility ?? [];
@@ -295,7 +303,7 @@ export function createServer<TRight extends string, TServices>(
     const { tool } = found;
     const hidden = await hiddenBecause(tool, connection);
     if (hidden) return refuse(hidden);
-    const { input, own, guardArguments } = await readArguments(found, args);
+    const { input, own, guardArguments } = await readArguments(found, args, caps);
     const notes: string[] = [];
     let signal = callOptions.signal;
     const call: ToolCall = {

@@ -2,6 +2,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { ToolDefinition, ToolListing } from '../tool.js';
+import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
 import type { Guard } from './guard.js';
 
 interface PlannedArgument {
@@ -98,15 +99,18 @@ function illFormedAt(value: unknown, path: string, depth = 0): string | undefine
 }
 
 /**
- * Splits and validates arguments (I14): well-formed text first (a lone
+ * Splits and validates arguments (I14): their shape within the caps first
+ * (bounded work before any schema runs), then well-formed text (a lone
  * surrogate has no canonical JSON, so it could not be hashed or stored),
  * then guard-owned arguments, then the tool's own schema.
  */
 export async function readArguments<TRight extends string, TServices>(
   plan: ToolPlan<TRight, TServices>,
   args: unknown,
+  caps: ArgumentCaps,
 ): Promise<ReadArguments> {
   const { tool, guardArguments } = plan;
+  checkArgumentCaps(tool.name, args, caps);
   const illFormed = illFormedAt(args, '');
   if (illFormed) {
     throw new ToolError({

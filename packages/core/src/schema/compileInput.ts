@@ -2,6 +2,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { JsonObject, JsonSchema } from '../json.js';
+import { ECHO_LIMIT, echo } from '../pipeline/caps.js';
 import { isJsonSchemaInput, type JsonSchemaInput } from './jsonSchemaInput.js';
 import { findUnknownArguments, strictSchema } from './strictness.js';
 
@@ -56,11 +57,19 @@ function refuseUnknown(
   if (unknown.length === 0) return;
   const found = unknown[0]!;
   const first = found.path.includes('.') ? found : { ...found, allowed: [...found.allowed, ...alsoAllowed] };
+  // Unknown names are the caller's text: repeat at most ECHO_LIMIT characters of them.
+  const shown = echoedNames(unknown.map((u) => u.path));
+  const more = unknown.length - shown.length;
+  const where = first.path.includes('.') ? ` at ${echo(first.path.replace(/\.[^.]*$/, ''))}` : '';
   throw new ToolError({
     code: 'unknown_arguments',
-    message: `${tool} does not accept ${unknown.map((u) => `"${u.path}"`).join(', ')}.`,
-    fix: `Remove the unknown arguments. Allowed${first.path.includes('.') ? ` at ${first.path.replace(/\.[^.]*$/, '')}` : ''}: ${first.allowed.join(', ') || '(none)'}.`,
-    details: { unknown: unknown.map((u) => u.path), allowed: [...first.allowed] },
+    message: `${tool} does not accept ${shown.map((path) => `"${path}"`).join(', ')}${more > 0 ? ` and ${more} more` : ''}.`,
+    fix: `Remove the unknown arguments. Allowed${where}: ${first.allowed.join(', ') || '(none)'}.`,
+    details: {
+      unknown: shown,
+      ...(more > 0 ? { unknown_count: unknown.length } : {}),
+      allowed: [...first.allowed],
+    },
   });
 }
 
@@ -129,4 +138,17 @@ export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020)
       );
     },
   };
+}
+
+/** As many of `names` as fit in {@link ECHO_LIMIT} characters (at least one, itself cut). */
+function echoedNames(names: readonly string[]): string[] {
+  const shown: string[] = [];
+  let used = 0;
+  for (const name of names) {
+    if (shown.length > 0 && used + name.length > ECHO_LIMIT) break;
+    const cut = echo(name);
+    shown.push(cut);
+    used += cut.length;
+  }
+  return shown;
 }
