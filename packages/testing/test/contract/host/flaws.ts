@@ -41,7 +41,10 @@ export interface Flaws {
   readonly logsArguments?: boolean;
   /** I18: a layer rewrites error texts into a friendly sentence without the JSON line. */
   readonly rewritesErrors?: boolean;
-  /** I19: the note presenter's output schema says `title` is an integer. */
+  /**
+   * I19: a layer rewrites the advertised output schemas so `title` is an integer. (A
+   * presenter that breaks its own schema is caught by core, which answers `internal_error`.)
+   */
   readonly wrongOutputSchema?: boolean;
   /** I20: times are read with the "compatible" disambiguation: gaps and overlaps pass. */
   readonly lenientTime?: boolean;

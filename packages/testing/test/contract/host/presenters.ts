@@ -17,20 +17,15 @@ export function notePresenter(flaws: Flaws) {
   });
 }
 
-/** The presenter a host uses: the good one, one leaking a secret column, or one whose schema lies. */
+/** The presenter a host uses: the good one, or one that serializes the whole record and says so in its schema. */
 export function servedPresenter(flaws: Flaws): Presenter<NoteRow> {
   const good = notePresenter(flaws) as unknown as Presenter<NoteRow>;
-  if (flaws.leaksSecretColumn) {
-    return {
-      outputSchema: good.outputSchema,
-      present: (n, env): JsonObject => ({ ...good.present(n, env), share_secret: n.shareSecret }),
-    };
-  }
-  if (!flaws.wrongOutputSchema) return good;
+  if (!flaws.leaksSecretColumn) return good;
   const schema = good.outputSchema as { properties: Record<string, unknown> };
   return {
-    ...good,
-    outputSchema: { ...schema, properties: { ...schema.properties, title: { type: 'integer' } } },
+    // a schema loose enough for the leak: core's result validation cannot catch it, the kit must
+    outputSchema: { ...schema, properties: { ...schema.properties, share_secret: { type: 'string' } } },
+    present: (n, env): JsonObject => ({ ...good.present(n, env), share_secret: n.shareSecret }),
   };
 }
 

@@ -1,4 +1,11 @@
-import type { CallResult, Connection, GatehouseServer, JsonObject, Logger } from '@gatehousejs/core';
+import type {
+  CallResult,
+  Connection,
+  GatehouseServer,
+  JsonObject,
+  JsonSchema,
+  Logger,
+} from '@gatehousejs/core';
 import { RIGHTS, type Right } from './domain.js';
 import type { Flaws } from './flaws.js';
 
@@ -55,6 +62,7 @@ export function flawedServer(
       const tools = await server.listTools(connection);
       return tools
         .filter((t) => !flaws.listOnlyVisibility || connection.toolset !== 'compact' || COMPACT.has(t.name))
+        .map((t) => (flaws.wrongOutputSchema ? { ...t, outputSchema: titleAsInteger(t.outputSchema) } : t))
         .map((t) =>
           flaws.instructiveDescription && t.name === 'find_notes'
             ? {
@@ -76,4 +84,17 @@ export function flawedServer(
     },
   };
   return Object.freeze(wrapped);
+}
+
+/** A copy of `schema` in which every `title` property is declared an integer. */
+function titleAsInteger(schema: JsonSchema): JsonSchema {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== 'object' || node === null) return node;
+    const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    const properties = copy.properties as Record<string, unknown> | undefined;
+    if (properties && 'title' in properties) copy.properties = { ...properties, title: { type: 'integer' } };
+    return copy;
+  };
+  return walk(schema) as JsonSchema;
 }
