@@ -14,6 +14,8 @@ const SOURCES = [
   'contract.test.ts',
   'docs.test.ts',
   'v1Host/fixture.ts',
+  'v1.test.ts',
+  'inProcess.test.ts',
 ];
 
 /** The ```ts blocks of a Markdown page. */
