@@ -145,7 +145,9 @@ async function install(app, tarballs) {
   await nativeSqlite(app);
 }
 
-/** better-sqlite3's native binding: the workspace's build when the versions match, else a rebuild. */
+const OPEN_MEMORY_DB = "new (require('better-sqlite3'))(':memory:').close()";
+
+/** better-sqlite3's native binding: the workspace's build when it loads in this Node, else a rebuild. */
 async function nativeSqlite(app) {
   const version = (dir) => JSON.parse(readFileSync(join(dir, 'better-sqlite3/package.json'), 'utf8')).version;
   const ours = join(root, 'node_modules');
@@ -154,11 +156,17 @@ async function nativeSqlite(app) {
   if (existsSync(join(ours, binding)) && version(ours) === wanted) {
     mkdirSync(join(app, 'node_modules', dirname(binding)), { recursive: true });
     copyFileSync(join(ours, binding), join(app, 'node_modules', binding));
-    report(true, `better-sqlite3 ${wanted}`, 'native binding reused from the workspace build');
-  } else {
-    await sh('npm', ['rebuild', 'better-sqlite3'], { cwd: app });
-    report(true, `better-sqlite3 ${wanted}`, 'native binding built');
+    try {
+      await sh(process.execPath, ['-e', OPEN_MEMORY_DB], { cwd: app });
+      report(true, `better-sqlite3 ${wanted}`, 'native binding reused from the workspace build');
+      return;
+    } catch {
+      // Built for another Node ABI: build it for this one.
+    }
   }
+  await sh('npm', ['rebuild', 'better-sqlite3'], { cwd: app });
+  await sh(process.execPath, ['-e', OPEN_MEMORY_DB], { cwd: app });
+  report(true, `better-sqlite3 ${wanted}`, 'native binding built for this Node');
 }
 
 /** `name` and `name/sub` for every key of each installed package's exports map. */
