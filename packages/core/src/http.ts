@@ -2,6 +2,7 @@ import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { bearerRefusal, readBearer } from './serve/bearer.js';
+import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './serve/body.js';
 import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
@@ -17,6 +18,11 @@ export interface HttpOptions {
   readonly tenantFrom?: (request: Request) => string | undefined;
   /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery). */
   readonly resourceMetadataUrl?: string;
+  /**
+   * Most bytes of a POST body; a larger one is answered 413 before anything is parsed.
+   * Default 1 MiB. The body is read only after the request is admitted.
+   */
+  readonly maxBodyBytes?: number;
   /** Serve 2025-era clients statelessly (default) or refuse them. */
   readonly legacy?: 'stateless' | 'reject';
   /**
@@ -54,7 +60,9 @@ function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Co
  * as the kill switch (503 + `Retry-After`), `Host` and `Origin` (403), the
  * bearer credential (401 + `WWW-Authenticate`), and the host's authenticator
  * (401/403). Nothing is cached between requests: every request is
- * authenticated afresh, so rights and switches are live (I4, I6).
+ * authenticated afresh, so rights and switches are live (I4, I6). Only an
+ * admitted request's body is read, within `maxBodyBytes` (413 beyond it); a
+ * JSON-RPC batch is refused (400) before any of its requests runs.
  */
 export function createHttpHandler<TRight extends string>(
   server: GatehouseServer<TRight>,
@@ -65,12 +73,17 @@ export function createHttpHandler<TRight extends string>(
       'createHttpHandler: allowedHosts and allowedOrigins may not be empty lists.',
     );
   }
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new ConfigurationError('createHttpHandler: maxBodyBytes must be a positive integer.');
+  }
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
   const mcp = createMcpHandler(
     (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
     {
       legacy: options.legacy ?? 'stateless',
+      maxRequestBodySize: maxBodyBytes,
       ...(options.onerror ? { onerror: options.onerror } : {}),
     },
   );
@@ -97,7 +110,15 @@ export function createHttpHandler<TRight extends string>(
       scopes: [...connection.rights],
       extra: { [CONNECTION_KEY]: connection },
     };
-    return mcp.fetch(request, { authInfo });
+    if (request.method !== 'POST') return mcp.fetch(request, { authInfo });
+    const body = await readJsonBody(request, maxBodyBytes);
+    if (!body.ok) {
+      const error = { code: body.code, message: body.message };
+      // 413: close the connection rather than read the rest of an oversized body
+      const headers = body.status === 413 ? { connection: 'close' } : undefined;
+      return Response.json({ jsonrpc: '2.0', id: null, error }, { status: body.status, headers });
+    }
+    return mcp.fetch(request, { authInfo, parsedBody: body.value });
   };
 
   return Object.freeze({

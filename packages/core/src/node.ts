@@ -4,31 +4,28 @@ import {
   type Server as NodeHttpServer,
   type ServerResponse,
 } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { ConfigurationError } from './errors.js';
 import { createHttpHandler, type HttpOptions } from './http.js';
-import { reportTo } from './serve/report.js';
+import { type NodeListener, nodeListener } from './serve/nodeBridge.js';
 import type { GatehouseServer } from './server.js';
 
-/** A node:http request listener. */
-export type NodeListener = ReturnType<typeof toNodeHandler>;
+export type { NodeListener } from './serve/nodeBridge.js';
 
 /** A web-standard request handler, as Hono's `app.fetch` or a Workers `fetch` export. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /**
  * Serves a Gatehouse server through node:http (Express, Fastify or plain
- * `http.createServer`), with the same gate as {@link createHttpHandler}.
+ * `http.createServer`), with the same gate as {@link createHttpHandler}. The
+ * request body streams: the gate decides on the headers before any of it is
+ * read, and an admitted body is read within `maxBodyBytes`.
  */
 export function createNodeListener<TRight extends string>(
   server: GatehouseServer<TRight>,
   options: HttpOptions = {},
 ): NodeListener {
   const handler = createHttpHandler(server, options);
-  return toNodeHandler(
-    { fetch: (request: Request) => handler.fetch(request) },
-    options.onerror ? { onerror: options.onerror } : undefined,
-  );
+  return nodeListener((request) => handler.fetch(request), options.onerror);
 }
 
 /** Options of {@link listen}. */
@@ -62,20 +59,11 @@ const notFound = (_request: IncomingMessage, response: ServerResponse): void => 
   response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
 };
 
-/** The host's handler as a node:http listener; a failure becomes a bare 500. */
+/** The host's handler as a node:http listener; a failure becomes a bare 500 that names no cause. */
 function hostListener(fetch: FetchHandler, onerror: HttpOptions['onerror']): NodeListener {
-  const guarded = async (request: Request): Promise<Response> => {
-    try {
-      return await fetch(request);
-    } catch (error) {
-      reportTo(onerror, error);
-      return new Response('Internal Server Error', {
-        status: 500,
-        headers: { 'content-type': 'text/plain' },
-      });
-    }
-  };
-  return toNodeHandler({ fetch: guarded }, onerror ? { onerror } : undefined);
+  const failure = () =>
+    new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain' } });
+  return nodeListener(fetch, onerror, failure);
 }
 
 function bind(http: NodeHttpServer, port: number, host: string): Promise<void> {

@@ -1,0 +1,64 @@
+import type { Json } from '../json.js';
+
+/** Default most bytes of a request body read before it is refused with 413: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/** A POST body read within its bound: parsed JSON, or why it cannot be served. */
+export type ReadBody =
+  | { readonly ok: true; readonly value: Json }
+  | { readonly ok: false; readonly status: 400 | 413; readonly code: number; readonly message: string };
+
+const TOO_LARGE = (limit: number): ReadBody => ({
+  ok: false,
+  status: 413,
+  code: -32600,
+  message: `The request body is larger than ${limit} bytes.`,
+});
+
+/** Reads at most `limit` bytes; `undefined` when the body is larger (reading stops there). */
+async function boundedText(request: Request, limit: number): Promise<string | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) return undefined;
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/**
+ * Reads a JSON-RPC POST body after the request is admitted: over `limit` bytes
+ * is 413 before anything is parsed (a declared `Content-Length` is refused
+ * without reading), malformed JSON is a parse error, and a JSON-RPC batch (an
+ * array; batching left the protocol in 2025-06-18) is refused before any of
+ * its requests runs.
+ */
+export async function readJsonBody(request: Request, limit: number): Promise<ReadBody> {
+  const text = await boundedText(request, limit);
+  if (text === undefined) return TOO_LARGE(limit);
+  let value: Json;
+  try {
+    value = JSON.parse(text) as Json;
+  } catch {
+    return { ok: false, status: 400, code: -32700, message: 'Parse error: the body is not JSON.' };
+  }
+  if (Array.isArray(value)) {
+    return {
+      ok: false,
+      status: 400,
+      code: -32600,
+      message: 'JSON-RPC batches are not supported: send one request per HTTP POST.',
+    };
+  }
+  return { ok: true, value };
+}

@@ -1,0 +1,113 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { internalErrorBody } from './refusal.js';
+import { reportTo } from './report.js';
+
+/** A node:http request listener. */
+export type NodeListener = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+function urlOf(req: IncomingMessage): string {
+  const path = req.url ?? '/';
+  try {
+    return new URL(path, `http://${first(req.headers.host) ?? 'localhost'}`).href;
+  } catch {
+    // A malformed Host header: the gate still sees the header itself and refuses it.
+    return new URL(path, 'http://localhost').href;
+  }
+}
+
+/** The request body as a web stream that reads from the socket only when pulled. */
+function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let chunks: AsyncIterator<Buffer | string> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      chunks ??= req[Symbol.asyncIterator]();
+      const { done, value } = await chunks.next();
+      if (done) controller.close();
+      else
+        controller.enqueue(
+          typeof value === 'string' ? new TextEncoder().encode(value) : new Uint8Array(value),
+        );
+    },
+    // Stop reading; the response (with `connection: close` where it refuses) ends the exchange.
+    cancel() {
+      req.pause();
+    },
+  });
+}
+
+/**
+ * A node request as a web `Request` whose body is not read until the handler
+ * pulls it: the gate decides on the headers alone, so a refused request costs
+ * no body buffering (unlike converters that read the whole body first).
+ */
+export function toStreamingRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  const method = (req.method ?? 'GET').toUpperCase();
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(urlOf(req), {
+    method,
+    headers,
+    signal,
+    ...(hasBody ? { body: bodyOf(req), duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+/** Writes a web `Response` to node:http, streaming its body with backpressure until the client goes. */
+async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const closed = new Promise<void>((resolve) =>
+    gone.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (gone.aborted) break;
+      if (!res.write(chunk))
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+    }
+  } catch {
+    // the stream failed or the client went away: end what was sent
+  }
+  res.end();
+}
+
+/**
+ * Serves a web-standard `fetch` handler through node:http. A handler that
+ * throws answers a bare JSON-RPC internal error (500) naming no cause; the
+ * error goes to `onerror`. A client that disconnects aborts the request's signal.
+ */
+export function nodeListener(
+  fetch: (request: Request) => Response | Promise<Response>,
+  onerror: ((error: Error) => void) | undefined,
+  failure: () => Response = () =>
+    new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } }),
+): NodeListener {
+  return async function serveNode(req, res) {
+    let finished = false;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!finished) abort.abort();
+    });
+    let response: Response;
+    try {
+      response = await fetch(toStreamingRequest(req, abort.signal));
+    } catch (error) {
+      reportTo(onerror, error);
+      response = failure();
+    }
+    await writeResponse(res, response, abort.signal);
+    finished = true;
+  };
+}
