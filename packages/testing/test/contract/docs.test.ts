@@ -14,7 +14,7 @@ const SOURCES = [
   'contract.test.ts',
   'docs.test.ts',
   'v1Host/fixture.ts',
-  'v1.test.ts',
+  'v1Host/suite.ts',
   'inProcess.test.ts',
 ];
 
