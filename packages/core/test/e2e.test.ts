@@ -27,6 +27,7 @@ import {
   TOKEN_T1,
   TOKEN_T2,
 } from './fixtures/notesServer.js';
+import { createRequest } from './fixtures/rawRequest.js';
 import { RIGHTS } from './fixtures.js';
 
 /** A connected SDK client and what it sent; disposing it closes client and server side. */
@@ -348,35 +349,6 @@ for (const carrier of CARRIERS) {
         },
       );
     });
-  });
-}
-
-/** A raw 2026-07-28 JSON-RPC `tools/call` to `add_note`, as a client that cooperates with nothing sends it. */
-function createRequest(url: URL, headers: Record<string, string>, text = 'raw note'): Request {
-  return new Request(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'add_note',
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'add_note',
-        arguments: { text },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
   });
 }
 

@@ -6,32 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors.js';
 import { type FetchHandler, listen } from '../src/node.js';
 import { LEAKS, notesServer, SECRET_ERROR, TOKEN_T1 } from './fixtures/notesServer.js';
+import { createRequest } from './fixtures/rawRequest.js';
 
 /** A raw 2026-07-28 `tools/call` of `add_note`. */
-function addNote(url: URL, headers: Record<string, string>, text: string): Promise<Response> {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'add_note',
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'add_note', arguments: { text }, _meta },
-    }),
-  });
-}
+const addNote = (url: URL, headers: Record<string, string>, text: string): Promise<Response> =>
+  fetch(createRequest(url, headers, text));
 
 /** A host handler that records what it was given and answers 201 with a JSON echo. */
 function recordingHandler() {
