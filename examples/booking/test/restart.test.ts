@@ -15,10 +15,12 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
 import { runCli } from '../src/cli/run.js';
+import { RIGHTS } from '../src/domain/model.js';
 import { rawClient, structured } from './fixtures/raw.js';
 import { berlin } from './fixtures/testApp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const ALL_RIGHTS = RIGHTS.join(',');
 let dir = '';
 let script = '';
 
@@ -92,7 +94,21 @@ describe('the booking server process', () => {
   it('keeps pending actions, replay records, switches and tokens across a kill and a restart', async () => {
     const file = join(dir, 'booking.db');
     const first = await start(file);
-    const before = rawClient(first.url, first.token);
+    // The demo token is replaced at every start, so the restarts use a minted one.
+    const minted = await cli(
+      file,
+      'token',
+      'create',
+      '--workspace',
+      'ws_acme',
+      '--person',
+      'p_olivia',
+      '--rights',
+      ALL_RIGHTS,
+    );
+    const token = /token {4}(\S+)/.exec(minted)?.[1] ?? '';
+    const credentialId = /(cred_\w+)/.exec(minted)?.[1] ?? '';
+    const before = rawClient(first.url, token);
     const args = {
       customer_id: 'cu_grace',
       starts_at: berlin(40, '16:00'),
@@ -108,7 +124,8 @@ describe('the booking server process', () => {
     await first.stop('SIGKILL');
 
     const second = await start(file);
-    const after = rawClient(second.url, first.token);
+    expect((await rawClient(second.url, first.token).listTools()).status).toBe(401);
+    const after = rawClient(second.url, token);
     const resent = structured(await after.callTool('create_booking', args, { id: 3 }));
     expect(resent).toEqual({ ...created, replayed: true });
     expect(count(file, "SELECT count(*) AS n FROM bookings WHERE customer_id = 'cu_grace'")).toBe(2);
@@ -125,11 +142,11 @@ describe('the booking server process', () => {
     await second.stop('SIGTERM');
 
     const third = await start(file);
-    const again = rawClient(third.url, first.token);
+    const again = rawClient(third.url, token);
     expect((await again.listTools()).status).toBe(503);
     expect(await cli(file, 'switch', 'global', 'off')).toContain('OFF');
     expect((await again.listTools()).status).toBe(200);
-    expect(await cli(file, 'token', 'revoke', first.credentialId)).toContain('Revoked');
+    expect(await cli(file, 'token', 'revoke', credentialId)).toContain('Revoked');
     expect((await again.listTools()).status).toBe(401);
     expect((await rawClient(third.url, third.token).listTools()).status).toBe(200);
     await third.stop('SIGTERM');
