@@ -99,9 +99,9 @@ export function checkArgumentCaps(tool: string, args: unknown, caps: ArgumentCap
     if (depth >= caps.depth) throw refuse('depth', visit);
     if (Array.isArray(value)) {
       if (value.length > caps.keysPerObject) throw refuse('keysPerObject', visit);
-      value.forEach((child, index) =>
-        stack.push({ value: child, depth: depth + 1, parent: visit, key: index }),
-      );
+      for (let index = 0; index < value.length; index++) {
+        stack.push({ value: value[index], depth: depth + 1, parent: visit, key: index });
+      }
       continue;
     }
     const keys = Object.keys(value);
