@@ -2,7 +2,12 @@ import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { bearerRefusal, readBearer } from './serve/bearer.js';
-import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './serve/body.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  isMalformedToolsCall,
+  MALFORMED_TOOLS_CALL,
+  readJsonBody,
+} from './serve/body.js';
 import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
@@ -117,6 +122,12 @@ export function createHttpHandler<TRight extends string>(
       // 413: close the connection rather than read the rest of an oversized body
       const headers = body.status === 413 ? { connection: 'close' } : undefined;
       return Response.json({ jsonrpc: '2.0', id: null, error }, { status: body.status, headers });
+    }
+    if (isMalformedToolsCall(body.value)) {
+      const { id } = body.value as { id?: unknown };
+      const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
+      const error = { code: -32602, message: MALFORMED_TOOLS_CALL };
+      return Response.json({ jsonrpc: '2.0', id: rpcId, error });
     }
     return mcp.fetch(request, { authInfo, parsedBody: body.value });
   };

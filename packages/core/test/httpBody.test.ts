@@ -108,6 +108,28 @@ describe('createHttpHandler request bodies', () => {
   });
 });
 
+describe('createHttpHandler malformed tools/call params', () => {
+  it.each([
+    ['a number as name', { name: 123 }],
+    ['a string as arguments', { name: 'add_note', arguments: 'x' }],
+    ['an array as arguments', { name: 'add_note', arguments: ['x'] }],
+    ['no params', undefined],
+  ])('answers %s with one short sentence, not a validator dump', async (_, params) => {
+    const app = notesServer();
+    await using listening = await listen(app.server, { onerror: app.onerror });
+    const response = await post(
+      listening.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+      bearer,
+    );
+    const body = (await response.json()) as { id: unknown; error: { code: number; message: string } };
+    expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(body.error.message).toMatch(/^Invalid params: tools\/call takes params\.name/);
+    expect(body.error.message).not.toMatch(/expected|invalid_type|\[/);
+    expect(app.calls()).toEqual([]);
+  });
+});
+
 describe('createNodeListener request bodies', () => {
   /** Streams up to `total` bytes to `url` without credentials; resolves with the status and the bytes written by then. */
   function sendUnauthenticated(url: URL, total: number): Promise<{ status: number; written: number }> {

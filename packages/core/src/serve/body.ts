@@ -62,3 +62,22 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rea
   }
   return { ok: true, value };
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The short answer to a `tools/call` whose params are malformed (the SDK would dump its validator's issues). */
+export const MALFORMED_TOOLS_CALL =
+  'Invalid params: tools/call takes params.name (a tool name, as in tools/list) and optionally params.arguments (an object).';
+
+/**
+ * Whether a JSON-RPC message is a `tools/call` whose params are not
+ * `{ name: string, arguments?: object }`. Checked before the SDK sees it, so
+ * the client gets one short sentence instead of a validator dump.
+ */
+export function isMalformedToolsCall(message: Json): boolean {
+  if (!isPlainObject(message) || message.method !== 'tools/call') return false;
+  const { params } = message;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return true;
+  return params.arguments !== undefined && !isPlainObject(params.arguments);
+}
