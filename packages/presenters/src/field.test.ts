@@ -103,3 +103,27 @@ describe('field', () => {
     expectTypeOf<OutputOf<typeof nullableList>>().toEqualTypeOf<readonly boolean[] | null>();
   });
 });
+
+describe('field.string hidden characters (I16)', () => {
+  const presenter = definePresenter({ fields: { name: field.string() } });
+  const present = (name: string) => presenter.present({ name }, { now: new Date(0) }).name;
+
+  it('drops controls, bidi overrides, zero-width and tag characters from a presented string', () => {
+    expect(present('Ada\u202E\u200B\u0007\u{E0041} Love\u2066lace\uFEFF\u00AD')).toBe('Ada Lovelace');
+  });
+
+  it('keeps the joiners that Persian and emoji need, and tab and newline', () => {
+    expect(present('می\u200Cخواهم 👩\u200D💻\tline\nnext')).toBe('می\u200Cخواهم 👩\u200D💻\tline\nnext');
+  });
+
+  it('versions the stored value, not the cleaned one', () => {
+    const versioned = definePresenter({
+      versioned: true,
+      fields: { id: field.string(), name: field.string() },
+    });
+    const a = versioned.present({ id: 'p1', name: 'Ada' }, { now: new Date(0) });
+    const b = versioned.present({ id: 'p1', name: 'Ada\u200B' }, { now: new Date(0) });
+    expect(a.name).toBe(b.name);
+    expect(a.version).not.toBe(b.version);
+  });
+});

@@ -5,7 +5,7 @@ import { isField, makeField, typeName } from './internal/makeField.js';
 import { checkFields, listSpec, objectSpec } from './internal/objectField.js';
 import { moneyField } from './presentMoney.js';
 import { instantField } from './presentTime.js';
-import { untrustedTextField } from './untrustedText.js';
+import { sanitizeText, untrustedTextField } from './untrustedText.js';
 
 /** Options of `field.object()`. */
 export interface ObjectFieldOptions<TVersioned extends boolean> {
@@ -18,6 +18,7 @@ function leaf<T extends Json>(
   schema: JsonSchema,
   accepts: (value: unknown) => value is T,
   expected: string,
+  clean: (value: T) => T = (value) => value,
 ) {
   const check = (value: unknown, path: string): T => {
     if (!accepts(value)) throw new TypeError(`${path}: expected ${expected}, got ${typeName(value)}.`);
@@ -27,7 +28,7 @@ function leaf<T extends Json>(
     kind,
     schema,
     shape: { type: 'leaf' },
-    present: (value, context) => check(value, context.path),
+    present: (value, context) => clean(check(value, context.path)),
     state: check,
   });
 }
@@ -77,8 +78,13 @@ function listField<TItem extends AnyField>(
  * const fields = { id: field.string(), notes: field.untrustedText({ maxLength: 500 }).nullable() };
  */
 export const field = Object.freeze({
-  /** A string, returned as is. Use `untrustedText` for text a third party wrote. */
-  string: () => leaf('string', { type: 'string' }, isString, 'a string'),
+  /**
+   * A string, with every character that can hide or reorder text removed (controls but tab
+   * and newline, bidi marks and overrides, zero-width and tag characters; the joiners
+   * U+200C/U+200D stay), as {@link sanitizeText} does. Use `untrustedText` for text a third
+   * party wrote: that also wraps and bounds it.
+   */
+  string: () => leaf('string', { type: 'string' }, isString, 'a string', sanitizeText),
   /** A finite number. */
   number: () => leaf('number', { type: 'number' }, isNumber, 'a finite number'),
   /** A safe integer. */
