@@ -90,24 +90,28 @@ const cli = async (file: string, ...argv: string[]) => {
   return code === 0 ? out : `exit ${code}`;
 };
 
+/** Mints an MCP token in ws_acme with the booking CLI and reads the token and its id from the output. */
+async function mint(file: string, person: string, rights: string) {
+  const out = await cli(
+    file,
+    'token',
+    'create',
+    '--workspace',
+    'ws_acme',
+    '--person',
+    person,
+    '--rights',
+    rights,
+  );
+  return { token: /token {4}(\S+)/.exec(out)?.[1] ?? '', credentialId: /(cred_\w+)/.exec(out)?.[1] ?? '' };
+}
+
 describe('the booking server process', () => {
   it('keeps pending actions, replay records, switches and tokens across a kill and a restart', async () => {
     const file = join(dir, 'booking.db');
     const first = await start(file);
     // The demo token is replaced at every start, so the restarts use a minted one.
-    const minted = await cli(
-      file,
-      'token',
-      'create',
-      '--workspace',
-      'ws_acme',
-      '--person',
-      'p_olivia',
-      '--rights',
-      ALL_RIGHTS,
-    );
-    const token = /token {4}(\S+)/.exec(minted)?.[1] ?? '';
-    const credentialId = /(cred_\w+)/.exec(minted)?.[1] ?? '';
+    const { token, credentialId } = await mint(file, 'p_olivia', ALL_RIGHTS);
     const before = rawClient(first.url, token);
     const args = {
       customer_id: 'cu_grace',
@@ -155,18 +159,7 @@ describe('the booking server process', () => {
   it('serves one stdio connection with the token in BOOKING_TOKEN, and refuses to start without one', async () => {
     const file = join(dir, 'stdio.db');
     await cli(file, 'seed');
-    const created = await cli(
-      file,
-      'token',
-      'create',
-      '--workspace',
-      'ws_acme',
-      '--person',
-      'p_vera',
-      '--rights',
-      'bookings.read',
-    );
-    const token = /token {4}(\S+)/.exec(created)?.[1] ?? '';
+    const { token } = await mint(file, 'p_vera', 'bookings.read');
     const env = { ...CHILD_ENV, BOOKING_DB: file, LOG_LEVEL: 'warn' };
     const client = await RawStdioClient.spawn({
       command: process.execPath,

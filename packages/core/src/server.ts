@@ -11,7 +11,7 @@ import { type ArgumentCaps, argumentCaps } from './pipeline/caps.js';
 import { compose } from './pipeline/compose.js';
 import { audit, objectIdsOf, type Runner, runTool } from './pipeline/execute.js';
 import { type Guard, type Outcome, type PlannedTool, refuse, type ToolCall } from './pipeline/guard.js';
-import { compileOutputCheck, type OutputCheck, type OutputMismatch } from './pipeline/output.js';
+import type { OutputMismatch } from './pipeline/output.js';
 import { planTool, readArguments, type ToolPlan } from './pipeline/plan.js';
 import type { PortMap, Ports } from './ports.js';
 import type { AuditStore } from './storage/auditStore.js';
@@ -238,12 +238,8 @@ export function createServer<TRight extends string, TServices>(
   };
 
   const plans = new Map<string, ToolPlan<TRight, TServices>>();
-  const outputChecks = new Map<string, OutputCheck>();
-  const plan = (tool: ToolDefinition<TRight, TServices>) => {
-    const planned = planTool(tool, serverGuards, internals.ajv);
-    plans.set(tool.name, planned);
-    outputChecks.set(tool.name, compileOutputCheck(planned.listing, internals.outputAjv));
-  };
+  const plan = (tool: ToolDefinition<TRight, TServices>) =>
+    plans.set(tool.name, planTool(tool, serverGuards, internals.ajv, internals.outputAjv));
   options.tools.forEach(plan);
   const confirmFlow = options.confirm
     ? createConfirmFlow({
@@ -356,7 +352,7 @@ export function createServer<TRight extends string, TServices>(
       }
       let rendered = renderOutcome(outcome);
       // I19: what goes on the wire matches the advertised outputSchema, or is an internal error.
-      const mismatch = outputChecks.get(name)?.(rendered.structuredContent);
+      const mismatch = plans.get(name)?.checkOutput(rendered.structuredContent);
       if (mismatch) {
         failed = true;
         logger.error(

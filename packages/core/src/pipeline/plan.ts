@@ -4,6 +4,7 @@ import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { ToolDefinition, ToolListing } from '../tool.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
 import type { Guard } from './guard.js';
+import { compileOutputCheck, type OutputCheck } from './output.js';
 
 interface PlannedArgument {
   readonly required: boolean;
@@ -18,6 +19,8 @@ export interface ToolPlan<TRight extends string, TServices> {
   /** The tool's listing with guard-owned arguments merged into its input schema. */
   readonly listing: ToolListing;
   readonly guardArguments: ReadonlyMap<string, PlannedArgument>;
+  /** Checks a rendered result against the advertised `outputSchema`, compiled once (I19). */
+  readonly checkOutput: OutputCheck;
 }
 
 function mergeSchema(
@@ -39,6 +42,7 @@ export function planTool<TRight extends string, TServices>(
   tool: ToolDefinition<TRight, TServices>,
   serverGuards: readonly Guard[],
   ajv: Ajv2020,
+  outputAjv: Ajv2020,
 ): ToolPlan<TRight, TServices> {
   const guards = [
     ...serverGuards.filter((g) => !g.effects || g.effects.includes(tool.effect)),
@@ -69,6 +73,7 @@ export function planTool<TRight extends string, TServices>(
     chain: Object.freeze(guards.filter((g) => g.handle)),
     listing,
     guardArguments,
+    checkOutput: compileOutputCheck(listing, outputAjv),
   });
 }
 
