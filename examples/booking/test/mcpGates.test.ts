@@ -3,6 +3,7 @@
  * ignores every hint: credentials, kill switches, live rights, visibility,
  * tenancy, strict arguments, replay, batches and time (I3–I7, I10, I13, I14, I20).
  */
+import { REPLAY_NOTE } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../src/services/apiAccess.js';
 import { codeOf, rawClient, structured } from './fixtures/raw.js';
@@ -136,7 +137,7 @@ describe('the MCP endpoint', () => {
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
     const first = structured(await client.callTool('create_booking', createArgs(), { id: 'first' }));
     const again = structured(await client.callTool('create_booking', createArgs(), { id: 'again' }));
-    expect(again).toEqual({ ...first, replayed: true });
+    expect(again).toEqual({ ...first, replayed: true, replay_note: REPLAY_NOTE });
     expect(t.count('bookings', 'customer_id = ?', 'cu_alan')).toBe(2);
     expect(t.count('gatehouse_audit', "action = 'create_booking'")).toBe(1);
     expect(t.count('gatehouse_replay', "state = 'completed'")).toBe(1);

@@ -3,6 +3,7 @@
  * prepare; confirm_action executes once, for the connection that prepared,
  * with the exact summary, and only while what would go out is unchanged.
  */
+import { REPLAY_NOTE } from '@gatehousejs/core';
 import type { RawHttpClient } from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
 import { codeOf, rawClient, structured } from './fixtures/raw.js';
@@ -31,7 +32,7 @@ describe('outward tools', () => {
     expect(t.count('outbound_pages')).toBe(0);
     const sent = structured(await confirm(client, preview));
     expect(sent.status).toBe('ok');
-    expect(structured(await confirm(client, preview))).toEqual({ ...sent, replayed: true });
+    expect(structured(await confirm(client, preview))).toEqual({ ...sent, replayed: true, replay_note: REPLAY_NOTE });
     const reused = await client.callTool('confirm_action', {
       confirm_token: preview.confirm_token,
       confirm_summary: preview.confirm_summary,

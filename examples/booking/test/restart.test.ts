@@ -4,6 +4,7 @@
  * what Gatehouse keeps in that file (pending actions, replay records,
  * switches, credentials) is still in force afterwards.
  */
+import { REPLAY_NOTE } from '@gatehousejs/core';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,7 +132,7 @@ describe('the booking server process', () => {
     expect((await rawClient(second.url, first.token).listTools()).status).toBe(401);
     const after = rawClient(second.url, token);
     const resent = structured(await after.callTool('create_booking', args, { id: 3 }));
-    expect(resent).toEqual({ ...created, replayed: true });
+    expect(resent).toEqual({ ...created, replayed: true, replay_note: REPLAY_NOTE });
     expect(count(file, "SELECT count(*) AS n FROM bookings WHERE customer_id = 'cu_grace'")).toBe(2);
     const confirmed = await after.callTool('confirm_action', {
       confirm_token: preview.confirm_token,

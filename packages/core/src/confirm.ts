@@ -4,30 +4,16 @@ import { ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
 import { newId } from './internal/ids.js';
 import type { JsonObject } from './json.js';
-import { compose } from './pipeline/compose.js';
-import { audit, objectIdsOf, prepareTool, type Runner, runTool } from './pipeline/execute.js';
-import type { Outcome, ToolCall } from './pipeline/guard.js';
-import type { ToolPlan } from './pipeline/plan.js';
+import type { ToolCall } from './pipeline/guard.js';
 import type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
 import { presentUtc } from './time.js';
-import type { ToolDefinition } from './tool.js';
+import type { Prepared, ToolDefinition } from './tool.js';
 
 /** Options of the two-step flow (I9). */
 export interface ConfirmOptions {
   readonly store: PendingActionStore;
   /** How long a preview can be confirmed; default 10 minutes. */
   readonly ttlMs?: number;
-}
-
-interface Deps<TRight extends string, TServices> {
-  readonly options: ConfirmOptions;
-  readonly runner: Runner<TRight, TServices>;
-  readonly plans: ReadonlyMap<string, ToolPlan<TRight, TServices>>;
-  readonly hiddenBecause: (
-    tool: ToolDefinition<TRight, TServices>,
-    call: ToolCall,
-  ) => Promise<ToolErrorInit | undefined>;
-  readonly ajv: Ajv2020;
 }
 
 const TOKEN_PREFIX = 'gc_';
@@ -37,22 +23,41 @@ const randomToken = () => {
   return TOKEN_PREFIX + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 };
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 500);
-const fail = (code: ToolErrorInit['code'], message: string, fix: string): never => {
-  throw new ToolError({ code, message, fix });
-};
-const NOT_FOUND = 'No pending action matches this confirm token on this connection.';
 const PREVIEW_AGAIN = 'Call the original tool again to get a new preview.';
+const refusal = (code: ToolErrorInit['code'], message: string): ToolError =>
+  new ToolError({ code, message, fix: PREVIEW_AGAIN });
 
-/** The two-step flow: outward calls prepare a pending action; `confirm_action` executes it. */
-export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<TRight, TServices>) {
-  const { store } = deps.options;
-  const ttlMs = deps.options.ttlMs ?? 10 * 60_000;
-  const clock = deps.runner.clock;
+/** Statuses a confirmation may start from. */
+const OPEN: readonly PendingStatus[] = ['pending', 'approved'];
+
+/** How each closed status answers (I9: dead and used tokens answer `confirm_used`). */
+const CLOSED: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
+  claimed: ['confirm_locked', 'This action is being confirmed by another request.'],
+  executed: ['confirm_used', 'This confirm token was already used.'],
+  failed: ['confirm_used', 'This confirm token is dead: an earlier confirmation of it was refused or failed.'],
+  superseded: ['confirm_used', 'This confirm token was replaced by a newer preview.'],
+  rejected: ['confirm_rejected', 'This action was rejected.'],
+};
+
+/**
+ * The pending actions of the two-step flow (I9), and the bookkeeping of
+ * their tokens. Every mark here (claimed, dead, superseded, used) is one
+ * compare-and-set on the store, made outside any unit of work so no rollback
+ * undoes it, except `markExecuted`, which core makes inside the unit of work
+ * that runs the action, so "executed" and the action commit together.
+ */
+export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
+  const { store } = options;
+  const ttlMs = options.ttlMs ?? 10 * 60_000;
   let previews = 0;
 
-  /** Prepares an outward call and stores it as pending; nothing outward happens (I9). */
-  async function preview(tool: ToolDefinition<TRight, TServices>, call: ToolCall): Promise<Outcome> {
-    const prepared = await prepareTool(deps.runner, tool, call);
+  /** Stores a prepared outward call as pending and returns the preview the model sees. */
+  async function insert(
+    tool: Pick<ToolDefinition, 'name' | 'title'>,
+    call: ToolCall,
+    prepared: Prepared,
+    contentHash: string,
+  ): Promise<JsonObject> {
     const now = clock().getTime();
     const token = randomToken();
     const summary = oneLine(`${tool.title ?? tool.name}: ${prepared.summary}`);
@@ -64,7 +69,7 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
       tool: tool.name,
       arguments: call.arguments,
       argumentsDigest: digest(call.arguments),
-      contentHash: digest(prepared.content),
+      contentHash,
       summary,
       createdAt: now,
       expiresAt: now + ttlMs,
@@ -73,92 +78,100 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
     await store.insert(action);
     if (++previews % 100 === 0) await store.purge(now - ttlMs);
     return {
-      kind: 'preview',
-      preview: {
-        action: tool.name,
-        confirm_token: token,
-        confirm_summary: summary,
-        expires_at: presentUtc(action.expiresAt, clock()),
-        content: prepared.content,
-        next: { tool: 'confirm_action', arguments: { confirm_token: token, confirm_summary: summary } },
-        reject: { tool: 'reject_action', arguments: { confirm_token: token } },
-      },
+      action: tool.name,
+      confirm_token: token,
+      confirm_summary: summary,
+      expires_at: presentUtc(action.expiresAt, clock()),
+      content: prepared.content,
+      next: { tool: 'confirm_action', arguments: { confirm_token: token, confirm_summary: summary } },
+      reject: { tool: 'reject_action', arguments: { confirm_token: token } },
     };
   }
 
+  /** Marks an open or claimed action dead; its token answers `confirm_used` from now on. */
+  const kill = (action: PendingAction, to: 'failed' | 'superseded' = 'failed') =>
+    store.transition(action.id, [...OPEN, 'claimed'], to);
+
+  /** Finds the action of `token` for this connection; a token of another connection dies. */
   async function find(token: string, call: ToolCall): Promise<PendingAction> {
     const action = await store.findByTokenHash(sha256Hex(token));
+    if (!action) throw refusal('confirm_not_found', 'No pending action matches this confirm token on this connection.');
     const ours =
-      action &&
-      action.connectionId === call.connection.connectionId &&
-      action.tenantId === call.connection.tenantId;
-    return ours ? action : fail('confirm_not_found', NOT_FOUND, PREVIEW_AGAIN);
+      action.connectionId === call.connection.connectionId && action.tenantId === call.connection.tenantId;
+    if (!ours) {
+      await kill(action);
+      throw refusal('confirm_not_found', 'No pending action matches this confirm token on this connection.');
+    }
+    return action;
   }
 
-  function refuseStatus(action: PendingAction, now: number): void {
-    const dead: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
-      claimed: ['confirm_locked', 'This action is being confirmed by another request.'],
-      executed: ['confirm_used', 'This confirm token was already used.'],
-      failed: [
-        'confirm_used',
-        'This confirm token is dead: an earlier confirmation of it failed or was refused.',
-      ],
-      superseded: ['confirm_used', 'This confirm token was replaced by a newer preview.'],
-      rejected: ['confirm_rejected', 'This action was rejected.'],
-    };
-    const refusal = dead[action.status];
-    if (refusal) fail(refusal[0], refusal[1], PREVIEW_AGAIN);
-    if (action.expiresAt <= now) fail('confirm_expired', 'This confirm token expired.', PREVIEW_AGAIN);
+  /** Refuses a closed or expired action; an expired one dies. */
+  async function refuseClosed(action: PendingAction): Promise<void> {
+    const closed = CLOSED[action.status];
+    if (closed) throw refusal(closed[0], closed[1]);
+    if (action.expiresAt <= clock().getTime()) {
+      await kill(action);
+      throw refusal('confirm_expired', 'This confirm token expired; it is now dead.');
+    }
   }
 
-  /** Runs the claimed action through its tool's guards, checking the content is unchanged. */
-  async function execute(action: PendingAction, call: ToolCall): Promise<JsonObject> {
-    const plan = deps.plans.get(action.tool);
-    if (!plan) return fail('not_found', `The tool ${action.tool} is no longer served.`, PREVIEW_AGAIN);
-    const { tool } = plan;
-    const hidden = await deps.hiddenBecause(tool, call);
-    if (hidden) throw new ToolError(hidden);
-    const input = await tool.runtime.input.parse(action.arguments);
-    const target: ToolCall = { ...call, tool, input, arguments: action.arguments, guardArguments: {} };
-    const outcome = await compose(plan.chain, target, async () => {
-      const fresh = await prepareTool(deps.runner, tool, target);
-      if (digest(fresh.content) !== action.contentHash) {
-        await store.transition(action.id, ['claimed'], 'superseded');
-        const renewed = await preview(tool, target);
-        return {
-          kind: 'refused',
-          error: {
-            code: 'changed_since_preview',
-            message: `What ${tool.name} would send changed since the preview; nothing was sent and the old token is dead.`,
-            fix: 'Review the new preview in details.preview and confirm it with its own token.',
-            next: {
-              tool: 'confirm_action',
-              arguments: (renewed as { preview: JsonObject }).preview.next as JsonObject,
-            },
-            details: { preview: (renewed as { preview: JsonObject }).preview },
-          },
-        };
+  return Object.freeze({
+    insert,
+    kill,
+    /**
+     * Opens a confirmation (I9), in order: the token is this connection's,
+     * the action is open and unexpired, the summary is exact (a wrong one
+     * kills the token), then claims it (single use under concurrency).
+     */
+    async claim(token: string, summary: string, call: ToolCall): Promise<PendingAction> {
+      const action = await find(token, call);
+      await refuseClosed(action);
+      if (summary !== action.summary) {
+        await kill(action);
+        throw refusal(
+          'confirm_summary_mismatch',
+          'The confirm summary differs from the one in the preview; the token is now dead.',
+        );
       }
-      const data = await runTool(deps.runner, tool, target);
-      return { kind: 'result', data };
-    });
-    if (outcome.kind !== 'result')
-      throw new ToolError(
-        outcome.kind === 'refused'
-          ? outcome.error
-          : { code: 'internal_error', message: 'Unexpected preview.', fix: PREVIEW_AGAIN },
-      );
-    return outcome.data;
-  }
+      if (!(await store.transition(action.id, OPEN, 'claimed'))) {
+        const now = await store.findByTokenHash(action.tokenHash);
+        await refuseClosed(now ?? { ...action, status: 'executed' });
+        throw refusal('confirm_locked', 'This action is being confirmed by another request.');
+      }
+      return action;
+    },
+    /** Inside the unit of work: claimed → executed, committed with the action. */
+    async markExecuted(action: PendingAction, unit: unknown): Promise<void> {
+      if (!(await store.transition(action.id, ['claimed'], 'executed', unit))) {
+        throw refusal('confirm_used', 'This confirm token was used while the action ran.');
+      }
+    },
+    /** After an outage (503): the claim is undone and the token kept. */
+    release: (action: PendingAction) => store.transition(action.id, ['claimed'], 'pending'),
+    /** `reject_action`'s body: the action is closed for good (inside its unit of work). */
+    async reject(token: string, call: ToolCall, unit: unknown): Promise<PendingAction> {
+      const action = await find(token, call);
+      await refuseClosed(action);
+      if (!(await store.transition(action.id, OPEN, 'rejected', unit))) {
+        throw refusal('confirm_used', 'This action can no longer be rejected.');
+      }
+      return action;
+    },
+  });
+}
 
-  const confirmAction = builtInTool<TRight, TServices>(deps.ajv, {
+export type ConfirmBook = ReturnType<typeof createConfirmBook>;
+
+/** `confirm_action` and `reject_action`, the built-in tools of the two-step flow. */
+export function confirmTools<TRight extends string, TServices>(ajv: Ajv2020, book: ConfirmBook) {
+  const confirmAction = builtInTool<TRight, TServices>(ajv, {
     name: 'confirm_action',
     title: 'Confirm a prepared action',
     description:
       'Executes an action prepared by a notify, wake, alert or delete tool, given its confirm token and the exact summary shown in the preview.',
     effect: 'write',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    auditsItself: true,
+    confirms: true,
     input: {
       type: 'object',
       properties: {
@@ -177,50 +190,9 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
       required: ['action', 'pending_action_id', 'result'],
       additionalProperties: false,
     },
-    handle: (call) => confirm(call),
   });
 
-  /** The body of `confirm_action`: the checks in the order of I9, then the action. */
-  async function confirm(call: ToolCall): Promise<JsonObject> {
-    const { confirm_token: token, confirm_summary: summary } = call.input as {
-      confirm_token: string;
-      confirm_summary: string;
-    };
-    const action = await find(token, call);
-    refuseStatus(action, clock().getTime());
-    if (summary !== action.summary) {
-      // Fail closed: a token confirmed with the wrong summary dies; the action needs a fresh preview.
-      await store.transition(action.id, ['pending', 'approved'], 'failed');
-      fail(
-        'confirm_summary_mismatch',
-        'The confirm summary differs from the one in the preview; the token is now dead.',
-        PREVIEW_AGAIN,
-      );
-    }
-    if (!(await store.transition(action.id, ['pending', 'approved'], 'claimed'))) {
-      const now = await store.findByTokenHash(action.tokenHash);
-      refuseStatus(now ?? { ...action, status: 'executed' }, clock().getTime());
-      fail('confirm_locked', 'This action is being confirmed by another request.', PREVIEW_AGAIN);
-    }
-    let result: JsonObject;
-    try {
-      result = await execute(action, call);
-    } catch (error) {
-      if (!(ToolError.is(error) && error.code === 'changed_since_preview'))
-        await store.transition(action.id, ['claimed'], 'failed');
-      throw error;
-    }
-    await store.transition(action.id, ['claimed'], 'executed');
-    await audit(deps.runner, call, {
-      action: action.tool,
-      outcome: 'ok',
-      objectIds: objectIdsOf(result),
-      note: `confirmed ${action.id}`,
-    });
-    return { action: action.tool, pending_action_id: action.id, result };
-  }
-
-  const rejectAction = builtInTool<TRight, TServices>(deps.ajv, {
+  const rejectAction = builtInTool<TRight, TServices>(ajv, {
     name: 'reject_action',
     title: 'Reject a prepared action',
     description:
@@ -244,19 +216,12 @@ export function createConfirmFlow<TRight extends string, TServices>(deps: Deps<T
       required: ['rejected', 'pending_action_id'],
       additionalProperties: false,
     },
-    handle: (call) => reject(call),
+    handle: async (call, unit) => {
+      const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
+      const action = await book.reject(token, call, unit);
+      if (reason) call.note(`reason: ${oneLine(reason).slice(0, 200)}`);
+      return { rejected: action.tool, pending_action_id: action.id, id: action.id };
+    },
   });
-
-  async function reject(call: ToolCall): Promise<JsonObject> {
-    const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
-    const action = await find(token, call);
-    refuseStatus(action, clock().getTime());
-    if (!(await store.transition(action.id, ['pending', 'approved'], 'rejected'))) {
-      fail('confirm_used', 'This action can no longer be rejected.', PREVIEW_AGAIN);
-    }
-    if (reason) call.note(`reason: ${oneLine(reason).slice(0, 200)}`);
-    return { rejected: action.tool, pending_action_id: action.id, id: action.id };
-  }
-
-  return { preview, tools: [confirmAction, rejectAction] as const };
+  return [confirmAction, rejectAction] as const;
 }

@@ -1,6 +1,7 @@
 import { ERROR_CODES, type ToolErrorInit } from './errors.js';
 import type { JsonObject, JsonSchema } from './json.js';
 import type { Outcome } from './pipeline/guard.js';
+import { REPLAY_NOTE } from './pipeline/replay.js';
 import { PRESENTED_TIME_SCHEMA } from './time.js';
 
 /** A `tools/call` result as Gatehouse renders it (the MCP `CallToolResult` shape). */
@@ -58,7 +59,11 @@ export function renderOutcome(outcome: Outcome): CallResult {
   const structured: JsonObject =
     outcome.kind === 'preview'
       ? { ...outcome.preview, status: 'PREVIEW' }
-      : { status: 'ok', result: outcome.data, ...(outcome.replayed ? { replayed: true } : {}) };
+      : {
+          status: 'ok',
+          result: outcome.data,
+          ...(outcome.replayed ? { replayed: true, replay_note: REPLAY_NOTE } : {}),
+        };
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
@@ -112,7 +117,12 @@ export const PREVIEW_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
 export function toolOutputSchema(resultSchema: JsonSchema, outward: boolean): JsonSchema {
   const success = {
     type: 'object',
-    properties: { status: { const: 'ok' }, result: resultSchema, replayed: { type: 'boolean' } },
+    properties: {
+      status: { const: 'ok' },
+      result: resultSchema,
+      replayed: { type: 'boolean' },
+      replay_note: { type: 'string' },
+    },
     required: ['status', 'result'],
     additionalProperties: false,
   };

@@ -6,6 +6,7 @@ import { EFFECT_TRAITS } from './effects.js';
 import { toolOutputSchema } from './envelope.js';
 import { ConfigurationError } from './errors.js';
 import type { JsonObject } from './json.js';
+import type { Guard } from './pipeline/guard.js';
 import { checkPorts, type PortMap, type Ports } from './ports.js';
 import { checkDefinition, definitionRules } from './schema/checks.js';
 import { compileInput, type ToolInput } from './schema/compileInput.js';
@@ -29,9 +30,12 @@ export interface GatehouseOptions<TRight extends string, TServices, TPorts exten
   /**
    * Builds the services a tool receives, bound to the calling connection
    * (tenant, actor), with the host's outbound ports guarded for the call's
-   * effect class (I8).
+   * effect class (I8). Called once per call. For writes and confirmations it
+   * runs inside the unit of work and receives its handle (`unit`), so the
+   * services' writes join the transaction; for reads and previews `unit` is
+   * undefined.
    */
-  readonly services: (connection: Connection<TRight>, ports: Ports<TPorts>) => TServices;
+  readonly services: (connection: Connection<TRight>, ports: Ports<TPorts>, unit: unknown) => TServices;
   /** Outbound side-effect ports (mailer, pager, alerts, jobs, webhooks), each with its effect class. */
   readonly ports?: TPorts;
   /** Extra property names to refuse as tenant selectors (I3), beyond the defaults. */
@@ -111,7 +115,8 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
         effect: spec.effect,
         requires: Object.freeze([...(spec.requires ?? [])]),
         annotations: traits.annotations,
-        guards: Object.freeze([...(spec.guards ?? [])]),
+        guards: Object.freeze([...((spec.guards ?? []) as readonly Guard[])]),
+        creates: spec.creates as ToolDefinition<TRight, TServices>['creates'],
         listing,
         runtime: Object.freeze({
           input,

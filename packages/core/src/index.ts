@@ -22,18 +22,27 @@ export { silentLogger } from './logging.js';
 export type { ArgumentCaps } from './pipeline/caps.js';
 export { DEFAULT_ARGUMENT_CAPS } from './pipeline/caps.js';
 export type {
+  CallGuard,
+  CallGuardContext,
   Guard,
   GuardArgument,
   GuardedTool,
-  Next,
+  GuardStage,
   Outcome,
   PlannedTool,
   PreviewOutcome,
   RefusedOutcome,
   ResultOutcome,
   ToolCall,
+  UnitGuard,
+  UnitGuardContext,
 } from './pipeline/guard.js';
 export { defineGuard, refuse } from './pipeline/guard.js';
+export type { RateOptions } from './pipeline/rate.js';
+export type { ReplayOptions } from './pipeline/replay.js';
+export { IDEMPOTENCY_KEY, REPLAY_NOTE } from './pipeline/replay.js';
+export type { UnitOfWork } from './pipeline/unitOfWork.js';
+export { separateCommits } from './pipeline/unitOfWork.js';
 export type { CallPhase, PortMap, PortSpec, Ports } from './ports.js';
 export type { PresentEnv, Presenter } from './presenter.js';
 export {
@@ -67,6 +76,7 @@ export type { SwitchStore } from './storage/switchStore.js';
 export { MemorySwitchStore } from './storage/switchStore.js';
 export type { PresentedTime } from './time.js';
 export type {
+  Creates,
   OutwardToolSpec,
   Prepared,
   RunContext,

@@ -4,6 +4,7 @@
  * should not need any of it. Adopters import from the package root.
  */
 export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './envelope.js';
-export { compose } from './pipeline/compose.js';
 export { portAllowed } from './ports.js';
 export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';
+export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
+export { contentDigest } from './internal/contentDigest.js';

@@ -13,18 +13,18 @@ export type PortMap = { readonly [name: string]: PortSpec };
 /** What services receive: each port, guarded for the current call's effect class. */
 export type Ports<TPorts extends PortMap> = { readonly [K in keyof TPorts]: TPorts[K]['port'] };
 
-/** Where in a call a port is reached: rendering a preview, or running the tool. */
-export type CallPhase = 'prepare' | 'run';
+/** Where in a call a port is reached: a guard's check, rendering a preview, or running the tool. */
+export type CallPhase = 'check' | 'prepare' | 'run';
 
 /**
  * Whether a call of effect `call` in `phase` may reach a port of class `port` (I8):
  * read ports always; write ports while running a write or an outward tool;
  * an outward port only while running, after confirmation, a tool of the same class.
- * Nothing outward is reachable while preparing a preview (I9).
+ * Only read ports are reachable while a guard checks or a preview is prepared (I9).
  */
 export function portAllowed(port: Effect, call: Effect, phase: CallPhase): boolean {
   if (port === 'read') return true;
-  if (phase === 'prepare') return false;
+  if (phase !== 'run') return false;
   if (port === 'write') return call !== 'read';
   return port === call;
 }
@@ -55,12 +55,12 @@ export interface PortViolation {
 export function guardPorts<TPorts extends PortMap>(
   ports: TPorts,
   effect: Effect,
-  phase: CallPhase,
+  phaseOf: () => CallPhase,
   violations: PortViolation[],
 ): Ports<TPorts> {
   const out: Record<string, object> = {};
   for (const [name, spec] of Object.entries(ports)) {
-    if (portAllowed(spec.effect, effect, phase)) {
+    if (spec.effect === 'read') {
       out[name] = spec.port;
       continue;
     }
@@ -68,12 +68,14 @@ export function guardPorts<TPorts extends PortMap>(
       get(target, key, receiver) {
         const value: unknown = Reflect.get(target, key, receiver);
         if (typeof value !== 'function') return value;
+        const phase = phaseOf();
+        if (portAllowed(spec.effect, effect, phase)) return value;
         return () => {
           const violation = { port: name, method: String(key), portEffect: spec.effect };
           violations.push(violation);
           throw new ToolError({
             code: 'effect_violation',
-            message: `A ${effect} tool${phase === 'prepare' ? ' preparing a preview' : ''} tried to use the ${spec.effect} port ${name}; nothing was sent.`,
+            message: `A ${effect} tool${phase === 'prepare' ? ' preparing a preview' : phase === 'check' ? ' in a guard check' : ''} tried to use the ${spec.effect} port ${name}; nothing was sent.`,
             fix: 'This is a server defect: the tool is declared with the wrong effect class. Report it to the server operator.',
             details: { port: name, port_effect: spec.effect, tool_effect: effect, phase },
           });

@@ -1,37 +1,27 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
-import { type ConfirmOptions, createConfirmFlow } from './confirm.js';
+import { type ConfirmOptions, confirmTools, createConfirmBook } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
 import { EFFECT_TRAITS } from './effects.js';
 import { type CallResult, renderOutcome } from './envelope.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { newId } from './internal/ids.js';
 import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
+import { createPipeline } from './pipeline/call.js';
 import { type ArgumentCaps, argumentCaps } from './pipeline/caps.js';
-import { compose } from './pipeline/compose.js';
-import { audit, objectIdsOf, type Runner, runTool } from './pipeline/execute.js';
-import { type Guard, type Outcome, type PlannedTool, refuse, type ToolCall } from './pipeline/guard.js';
+import type { Runner } from './pipeline/execute.js';
+import { type Guard, type Outcome, type PlannedTool, refuse } from './pipeline/guard.js';
 import type { OutputMismatch } from './pipeline/output.js';
-import { planTool, readArguments, type ToolPlan } from './pipeline/plan.js';
+import { planTool, type ToolPlan } from './pipeline/plan.js';
+import { type RateOptions, rateStage } from './pipeline/rate.js';
+import { type ReplayOptions, replayStage } from './pipeline/replay.js';
+import { checkUnitOfWork, separateCommits, type UnitOfWork } from './pipeline/unitOfWork.js';
+import { createVisibility, type VisibilityRule } from './pipeline/visibility.js';
 import type { PortMap, Ports } from './ports.js';
 import type { AuditStore } from './storage/auditStore.js';
 import type { ToolDefinition, ToolListing } from './tool.js';
 
-/** Why a tool is hidden from a connection; shown when it is called anyway (I7). */
-export interface HiddenReason {
-  readonly reason: string;
-  /** What the caller can do about it. */
-  readonly fix: string;
-}
-
-/** What a visibility rule sees of a tool. */
-export type VisibleTool = Pick<ToolDefinition, 'name' | 'title' | 'effect' | 'requires'>;
-
-/** Hides a tool from a connection (by toolset, plan, …); returns the reason, or nothing. */
-export type VisibilityRule<TRight extends string> = (
-  tool: VisibleTool,
-  connection: Connection<TRight>,
-) => HiddenReason | undefined | Promise<HiddenReason | undefined>;
+export type { HiddenReason, VisibilityRule, VisibleTool } from './pipeline/visibility.js';
 
 /** Options of `createServer`. */
 export interface ServerOptions<TRight extends string, TServices> {
@@ -43,7 +33,11 @@ export interface ServerOptions<TRight extends string, TServices> {
   readonly authenticate: Authenticate<TRight>;
   /** Checks before credentials, on every request; guards' `gate` facets run after these. */
   readonly gate?: readonly GateCheck[];
-  /** Guards around every tool call (filtered by each guard's `effects`), and their gate facets. */
+  /**
+   * Server-wide guards (each applies to the effect classes it lists): their
+   * `gate` facets run at admission, `connection` facets in the visibility
+   * decision, and `check` in the stage each names (`call` or `unit`).
+   */
   readonly guards?: readonly Guard[];
   /** Rules that hide tools by toolset, plan, …; missing rights always hide (I7). */
   readonly visibility?: readonly VisibilityRule<TRight>[];
@@ -62,6 +56,24 @@ export interface ServerOptions<TRight extends string, TServices> {
   /** The two-step flow for notify, wake, alert and delete tools (I9); required when the server has any. */
   readonly confirm?: ConfirmOptions;
   /**
+   * Replay protection of every write and confirmation (I10), a stage of
+   * core's pipeline: required when the server has write or outward tools.
+   */
+  readonly replay?: ReplayOptions;
+  /**
+   * The transaction core opens around each write's execution (I10, I15):
+   * required when the server has write or outward tools. SQLite hosts pass
+   * `stores.unitOfWork` from `@gatehousejs/stores`; hosts whose stores commit
+   * on their own declare it with `separateCommits()` (the weaker promise).
+   */
+  readonly unitOfWork?: UnitOfWork;
+  /**
+   * Rate buckets per connection and effect class (I7), taken at admission
+   * before any argument work; `confirm_action`, `reject_action` and
+   * `list_recent_changes` take from the read bucket. No limits when absent.
+   */
+  readonly rate?: RateOptions;
+  /**
    * Bounds on the shape of every call's arguments, checked before any schema work:
    * depth 32, 1,000 keys per object, 10,000 values, keys of 128 and strings of 65,536
    * characters by default. A breach is `invalid_arguments`; nothing runs.
@@ -71,7 +83,7 @@ export interface ServerOptions<TRight extends string, TServices> {
 
 /** What `createGatehouse` hands its servers: the host's services and ports, and the shared validator. */
 export interface ServerInternals<TRight extends string, TServices> {
-  readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>) => TServices;
+  readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>, unit: unknown) => TServices;
   readonly ports: PortMap;
   readonly ajv: Ajv2020;
   /** Validates results against their `outputSchema`; never changes what it checks. */
@@ -107,28 +119,33 @@ type ToolShape = Pick<ToolDefinition, 'name' | 'effect' | 'requires' | 'guards'>
 
 function checkTools(
   tools: readonly ToolShape[],
-  options: { readonly audit?: unknown; readonly confirm?: unknown },
+  options: {
+    readonly audit?: unknown;
+    readonly confirm?: unknown;
+    readonly replay?: unknown;
+    readonly unitOfWork?: unknown;
+  },
 ): void {
   const names = new Set<string>();
   for (const tool of tools) {
     if (names.has(tool.name)) throw new ConfigurationError(`Tool ${tool.name} is registered twice.`);
     names.add(tool.name);
-    if (EFFECT_TRAITS[tool.effect].twoStep && !options.confirm) {
-      throw new ConfigurationError(
-        `Tool ${tool.name}: ${tool.effect} tools need the two-step confirm flow; pass createServer({ confirm }) (I9).`,
-      );
-    }
-    if (tool.effect !== 'read' && !options.audit) {
-      throw new ConfigurationError(
-        `Tool ${tool.name}: every MCP write is audited; pass createServer({ audit }) (I15).`,
-      );
-    }
+    const need = (option: string, why: string) => {
+      throw new ConfigurationError(`Tool ${tool.name}: ${why}; pass createServer({ ${option} }).`);
+    };
+    if (EFFECT_TRAITS[tool.effect].twoStep && !options.confirm)
+      need('confirm', `${tool.effect} tools need the two-step confirm flow (I9)`);
+    if (tool.effect === 'read') continue;
+    if (!options.audit) need('audit', 'every MCP write is audited (I15)');
+    if (!options.replay) need('replay', 'every write and confirmation is replay-protected (I10)');
+    if (!options.unitOfWork)
+      need('unitOfWork', 'writes run in a unit of work with their audit row and replay record (I10, I15)');
   }
   for (const tool of tools) {
-    const toolGate = tool.guards.find((g) => g.gate !== undefined);
+    const toolGate = tool.guards.find((g) => g.gate !== undefined || g.connection !== undefined);
     if (toolGate) {
       throw new ConfigurationError(
-        `Tool ${tool.name}: guard ${toolGate.name} has a gate facet; install it server-wide.`,
+        `Tool ${tool.name}: guard ${toolGate.name} acts at admission or on the connection; install it server-wide.`,
       );
     }
   }
@@ -136,9 +153,9 @@ function checkTools(
 
 /**
  * Build-time checks across tools: each guard's `verify`, and the create rule
- * (I11): a write tool named `create_…` needs a duplicate guard.
+ * (I11): a write tool named `create_…` declares `creates`.
  */
-function verifyPlans(plans: readonly ToolPlan<string, unknown>[], serverGuards: readonly Guard[]): void {
+function verifyPlans(plans: readonly ToolPlan<string, unknown>[]): void {
   const planned = new Map<string, PlannedTool>(
     plans.map((p) => [
       p.tool.name,
@@ -146,23 +163,19 @@ function verifyPlans(plans: readonly ToolPlan<string, unknown>[], serverGuards: 
         name: p.tool.name,
         effect: p.tool.effect,
         inputSchema: p.listing.inputSchema,
-        guards: [
-          ...serverGuards.filter((g) => !g.effects || g.effects.includes(p.tool.effect)),
-          ...p.tool.guards,
-        ].map((g) => g.name),
+        guards: p.guardNames,
+        creates: p.tool.creates !== undefined,
       },
     ]),
   );
   for (const p of plans) {
     const tool = planned.get(p.tool.name)!;
-    if (tool.effect === 'write' && tool.name.startsWith('create_') && !tool.guards.includes('duplicate')) {
+    if (tool.effect === 'write' && tool.name.startsWith('create_') && !tool.creates) {
       throw new ConfigurationError(
-        `Tool ${tool.name}: a create tool needs duplicateGuard with its sibling update tool (I11).`,
+        `Tool ${tool.name}: a create tool declares creates: { key, find, updateTool } (I11).`,
       );
     }
-    for (const guard of [...serverGuards, ...p.tool.guards]) {
-      if (tool.guards.includes(guard.name)) guard.verify?.(tool, planned);
-    }
+    for (const guard of [...p.callGuards, ...p.unitGuards]) guard.verify?.(tool, planned);
   }
 }
 
@@ -181,17 +194,6 @@ const internalError = (correlationId: string): ToolErrorInit => ({
   details: { correlation_id: correlationId },
 });
 
-const missingRights = (tool: ToolShape, connection: Connection): ToolErrorInit | undefined => {
-  const missing = tool.requires.filter((right) => !connection.rights.has(right));
-  if (missing.length === 0) return undefined;
-  return {
-    code: 'missing_right',
-    message: `${tool.name} requires the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which this connection does not hold.`,
-    fix: 'Ask a workspace admin to grant the right to the token’s creator and issue a token that includes it.',
-    details: { tool: tool.name, missing_rights: missing },
-  };
-};
-
 /** Builds a transport-neutral server. Use `createGatehouse(...).createServer`, which binds the internals. */
 export function createServer<TRight extends string, TServices>(
   options: ServerOptions<TRight, TServices>,
@@ -203,11 +205,15 @@ export function createServer<TRight extends string, TServices>(
     );
   }
   checkTools(options.tools, options);
+  if (options.unitOfWork) checkUnitOfWork(options.unitOfWork);
   const serverGuards = options.guards ?? [];
+  for (const guard of serverGuards) {
+    if (guard.stage === 'unit' && guard.effects?.includes('read'))
+      throw new ConfigurationError(`Guard ${guard.name}: a unit guard cannot apply to read tools.`);
+  }
   const caps = argumentCaps(options.argumentCaps);
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? (() => new Date());
-  const visibility = options.visibility ?? [];
   const gate = [...(options.gate ?? []), ...serverGuards.flatMap((g) => (g.gate ? [g.gate] : []))];
   const runner: Runner<TRight, TServices> = {
     services: internals.services,
@@ -216,42 +222,18 @@ export function createServer<TRight extends string, TServices>(
     clock,
     report: (error, correlationId) => options.onInternalError?.(error, correlationId),
   };
-
-  const hiddenBecause = async (
-    tool: ToolDefinition<TRight, TServices>,
-    connection: Connection,
-  ): Promise<ToolErrorInit | undefined> => {
-    const missing = missingRights(tool, connection);
-    if (missing) return missing;
-    for (const rule of visibility) {
-      const hidden = await rule(tool, connection as Connection<TRight>);
-      if (hidden) {
-        return {
-          code: 'tool_hidden',
-          message: `${tool.name} is hidden: ${hidden.reason}`,
-          fix: hidden.fix,
-          details: { tool: tool.name },
-        };
-      }
-    }
-    return undefined;
-  };
+  const visibility = createVisibility(
+    serverGuards.flatMap((g) => (g.connection ? [g.connection] : [])),
+    options.visibility ?? [],
+  );
+  const confirm = options.confirm ? createConfirmBook(options.confirm, clock) : undefined;
 
   const plans = new Map<string, ToolPlan<TRight, TServices>>();
   const plan = (tool: ToolDefinition<TRight, TServices>) =>
     plans.set(tool.name, planTool(tool, serverGuards, internals.ajv, internals.outputAjv));
   options.tools.forEach(plan);
-  const confirmFlow = options.confirm
-    ? createConfirmFlow({
-        options: options.confirm,
-        runner,
-        plans,
-        ajv: internals.ajv,
-        hiddenBecause: (tool, call) => hiddenBecause(tool, call.connection),
-      })
-    : undefined;
   for (const builtIn of [
-    ...(confirmFlow?.tools ?? []),
+    ...(confirm ? confirmTools<TRight, TServices>(internals.ajv, confirm) : []),
     ...(options.audit ? [recentChangesTool<TRight, TServices>(internals.ajv, options.audit, clock)] : []),
   ]) {
     if (plans.has(builtIn.name))
@@ -259,67 +241,17 @@ export function createServer<TRight extends string, TServices>(
     plan(builtIn);
   }
   const ordered = [...plans.values()];
-  verifyPlans(ordered as unknown as ToolPlan<string, unknown>[], serverGuards);
-
-  /** The innermost step: run and audit a write, run a read, or prepare an outward call. */
-  const execute = async (
-    tool: ToolDefinition<TRight, TServices>,
-    call: ToolCall,
-    notes: string[],
-  ): Promise<Outcome> => {
-    if (EFFECT_TRAITS[tool.effect].twoStep && confirmFlow) return confirmFlow.preview(tool, call);
-    const data = await runTool(runner, tool, call);
-    const objectIds = objectIdsOf(data);
-    if (tool.effect !== 'read' && !tool.runtime.auditsItself) {
-      await audit(runner, call, {
-        action: tool.name,
-        outcome: 'ok',
-        objectIds,
-        note: notes.join('; ') || undefined,
-      });
-    }
-    return { kind: 'result', data, objectIds };
-  };
-
-  const pipeline = async (
-    connection: Connection<TRight>,
-    name: string,
-    args: unknown,
-    correlationId: string,
-    callOptions: CallOptions,
-  ): Promise<Outcome> => {
-    const found = plans.get(name);
-    if (!found) {
-      return refuse({
-        code: 'unknown_tool',
-        message: `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`,
-        fix: 'Call tools/list to see the tools available to this connection.',
-      });
-    }
-    const { tool } = found;
-    const hidden = await hiddenBecause(tool, connection);
-    if (hidden) return refuse(hidden);
-    const { input, own, guardArguments } = await readArguments(found, args, caps);
-    const notes: string[] = [];
-    let signal = callOptions.signal;
-    const call: ToolCall = {
-      tool,
-      connection,
-      input,
-      arguments: own,
-      guardArguments,
-      note: (text) => notes.push(text),
-      requestId: callOptions.requestId,
-      correlationId,
-      now: clock(),
-      // Made on first use: most calls never read it, and a controller per call is measurable.
-      get signal() {
-        signal ??= new AbortController().signal;
-        return signal;
-      },
-    };
-    return compose(found.chain, call, () => execute(tool, call, notes));
-  };
+  verifyPlans(ordered as unknown as ToolPlan<string, unknown>[]);
+  const pipeline = createPipeline({
+    plans,
+    runner,
+    visibility,
+    rate: options.rate ? rateStage(options.rate, clock) : undefined,
+    caps,
+    replay: options.replay ? replayStage(options.replay, clock) : undefined,
+    unitOfWork: options.unitOfWork ?? separateCommits(),
+    confirm,
+  });
 
   const logCall = (record: CallLogRecord) => {
     if (record.outcome === 'internal_error') logger.error(record, 'tools/call failed');
@@ -331,8 +263,7 @@ export function createServer<TRight extends string, TServices>(
     version: options.version,
     authenticate: options.authenticate,
     async listTools(connection) {
-      const hidden = await Promise.all(ordered.map((p) => hiddenBecause(p.tool, connection)));
-      return ordered.filter((_p, i) => !hidden[i]).map((p) => p.listing);
+      return (await visibility.visible(ordered, connection)).map((p) => p.listing);
     },
     async callTool(connection, name, args, callOptions = {}) {
       const started = performance.now();
@@ -340,7 +271,11 @@ export function createServer<TRight extends string, TServices>(
       let outcome: Outcome;
       let failed = false;
       try {
-        outcome = await pipeline(connection, name, args, correlationId, callOptions);
+        outcome = await pipeline.runCall(connection, name, args, {
+          requestId: callOptions.requestId,
+          signal: callOptions.signal,
+          correlationId,
+        });
       } catch (error) {
         if (ToolError.is(error)) {
           outcome = refuse(error);

@@ -45,8 +45,34 @@ interface ToolSpecBase<TInput, TValue, TRight extends string, TServices> {
   readonly presenter: Presenter<TValue>;
   /** Calls the host's services; for outward tools, runs only after `confirm_action`. */
   readonly run: (context: RunContext<TInput, TRight, TServices>) => Promise<TValue> | TValue;
-  /** Guards for this tool only, run after server-level guards. */
-  readonly guards?: readonly Guard[];
+  /**
+   * Guards for this tool only, typed by its input and the host's services;
+   * each runs in the stage it names (`call`, or `unit` inside the unit of work).
+   */
+  readonly guards?: readonly Guard<TInput, TServices>[];
+  /**
+   * Declares a create tool (I11): its business key, how to find an existing
+   * object with that key (on the unit of work's services, inside the unit),
+   * and the sibling update tool. Core refuses a duplicate and adds the
+   * `separate` + `reason` override to the tool's input.
+   */
+  readonly creates?: Creates<TInput, TServices>;
+}
+
+/** What a create tool declares about its business key (I11). */
+export interface Creates<TInput, TServices> {
+  /** The business key of the input, shown in the refusal (e.g. customer and start). */
+  readonly key: (input: TInput) => JsonObject;
+  /** Finds an existing object with that key in the caller's tenant. */
+  readonly find: (context: {
+    readonly input: TInput;
+    readonly services: TServices;
+    readonly connection: Connection;
+  }) => Promise<{ readonly id: string } | undefined> | { readonly id: string } | undefined;
+  /** The sibling update tool; the server refuses to build without it. */
+  readonly updateTool: string;
+  /** What the object is called in messages, e.g. `booking`; default `object`. */
+  readonly noun?: string;
 }
 
 /** A tool that reads or writes silently: no `prepare`. */
@@ -75,12 +101,12 @@ export interface ToolRuntime<TRight extends string, TServices> {
   /** Host tools: the tool's `run`. */
   readonly run: ((context: RunContext<unknown, TRight, TServices>) => Promise<unknown> | unknown) | undefined;
   /** Built-in tools: handled by the server with the whole call (confirm_action needs the pipeline). */
-  readonly handle?: ((call: ToolCall) => Promise<JsonObject>) | undefined;
+  readonly handle?: ((call: ToolCall, unit: unknown) => Promise<JsonObject>) | undefined;
   readonly prepare:
     | ((context: RunContext<unknown, TRight, TServices>) => Promise<Prepared> | Prepared)
     | undefined;
-  /** Built-in tools that write their own audit row (confirm_action) set this. */
-  readonly auditsItself?: boolean;
+  /** `confirm_action`: core's confirm stage executes the pending action. */
+  readonly confirms?: boolean;
 }
 
 /** The `tools/list` entry of a tool, computed once per definition. */
@@ -103,6 +129,8 @@ export interface ToolDefinition<TRight extends string = string, TServices = unkn
   /** Derived from the effect class (the one table in `EFFECT_TRAITS`), never written by hand. */
   readonly annotations: EffectAnnotations;
   readonly guards: readonly Guard[];
+  /** The create declaration (I11), if the tool creates objects. */
+  readonly creates: Creates<unknown, TServices> | undefined;
   readonly listing: ToolListing;
   readonly runtime: ToolRuntime<TRight, TServices>;
   /** The copy of a presented result a replay cache may keep (the presenter's `forReplay`). */
@@ -118,7 +146,8 @@ export function checkSpecShape(
     readonly presenter: unknown;
     readonly run: unknown;
     readonly prepare?: unknown;
-    readonly guards?: readonly Guard[];
+    readonly guards?: readonly Guard<never, never>[];
+    readonly creates?: unknown;
   },
   rights: ReadonlySet<string>,
 ): void {
@@ -139,6 +168,19 @@ export function checkSpecShape(
   const presenter = spec.presenter as Partial<Presenter<unknown>> | undefined;
   if (typeof presenter?.present !== 'function' || typeof presenter.outputSchema !== 'object') {
     throw new ConfigurationError(`Tool ${name}: presenter must have present() and an outputSchema.`);
+  }
+  if (spec.creates !== undefined) {
+    const creates = spec.creates as Partial<Creates<unknown, unknown>>;
+    if (spec.effect !== 'write') {
+      throw new ConfigurationError(`Tool ${name}: only write tools declare creates (I11).`);
+    }
+    if (
+      typeof creates.key !== 'function' ||
+      typeof creates.find !== 'function' ||
+      typeof creates.updateTool !== 'string'
+    ) {
+      throw new ConfigurationError(`Tool ${name}: creates needs key(), find() and updateTool (I11).`);
+    }
   }
   const unknownRights = (spec.requires ?? []).filter((right) => !rights.has(right));
   if (unknownRights.length > 0) {

@@ -4,9 +4,9 @@ import {
   defineGuard,
   type Guard,
   type JsonObject,
-  refuse,
+  type ToolErrorInit,
 } from '@gatehousejs/core';
-import { inputShape } from './internal/notifyLike.js';
+import { inputShape } from '@gatehousejs/core/internal';
 
 /** Objects a batch filter matches: the total and a bounded sample to show. */
 export interface BatchMatches {
@@ -16,12 +16,13 @@ export interface BatchMatches {
 }
 
 /** Options of {@link batchGuard}. */
-export interface BatchGuardOptions<TInput> {
-  /** Counts what the filter matches in the caller's tenant. */
+export interface BatchGuardOptions<TInput, TServices> {
+  /** Counts what the filter matches in the caller's tenant, on the call's own services. */
   readonly match: (query: {
     readonly input: TInput;
+    readonly services: TServices;
     readonly connection: Connection;
-  }) => Promise<BatchMatches>;
+  }) => Promise<BatchMatches> | BatchMatches;
   /** Largest batch allowed; default 100. */
   readonly maxSize?: number;
   /** How many matches an error lists; default 20. */
@@ -29,26 +30,29 @@ export interface BatchGuardOptions<TInput> {
 }
 
 /**
- * Bounded batches (I13). A batch tool takes explicit `ids`, or a `filter`
+ * Bounded batches (I13), a check-then-act guard: it counts inside the unit of
+ * work, so the count and the batch write commit together. A batch tool takes explicit `ids`, or a `filter`
  * with a required `expected_count`. When the filter matches a different
  * number, the error lists the matches (bounded, with the total) and nothing
  * runs. Batches over `maxSize` are refused.
  */
-export function batchGuard<TInput>(options: BatchGuardOptions<TInput>): Guard {
+export function batchGuard<TInput, TServices>(
+  options: BatchGuardOptions<TInput, TServices>,
+): Guard<TInput, TServices> {
   const maxSize = options.maxSize ?? 100;
   const maxListed = options.maxListed ?? 20;
   if (!Number.isInteger(maxSize) || maxSize < 1 || !Number.isInteger(maxListed) || maxListed < 1) {
     throw new ConfigurationError('batchGuard: maxSize and maxListed must be positive integers.');
   }
-  const tooLarge = (total: number) =>
-    refuse({
+  const tooLarge = (total: number): ToolErrorInit => ({
       code: 'batch_too_large',
       message: `The batch has ${total} objects; at most ${maxSize} are allowed.`,
       fix: 'Split it into smaller batches, or narrow the filter.',
-      details: { total, max_size: maxSize },
-    });
-  return defineGuard({
+    details: { total, max_size: maxSize },
+  });
+  return defineGuard<TInput, TServices>({
     name: 'batch',
+    stage: 'unit',
     effects: ['write'],
     verify(tool) {
       const { properties } = inputShape(tool);
@@ -58,24 +62,24 @@ export function batchGuard<TInput>(options: BatchGuardOptions<TInput>): Guard {
         );
       }
     },
-    handle: async function batch(call, next) {
-      const input = call.input as TInput & {
+    async check({ input: sent, services, connection }) {
+      const input = sent as TInput & {
         ids?: readonly string[];
         filter?: unknown;
         expected_count?: number;
       };
-      if (Array.isArray(input.ids)) return input.ids.length > maxSize ? tooLarge(input.ids.length) : next();
+      if (Array.isArray(input.ids)) return input.ids.length > maxSize ? tooLarge(input.ids.length) : undefined;
       if (typeof input.expected_count !== 'number') {
-        return refuse({
+        return {
           code: 'invalid_arguments',
           message: 'A filter needs expected_count: how many objects you expect it to match.',
           fix: 'Count the matches first (a find tool), then send expected_count, or send explicit ids.',
-        });
+        };
       }
-      const matches = await options.match({ input, connection: call.connection });
+      const matches = await options.match({ input: sent, services, connection });
       if (matches.total > maxSize) return tooLarge(matches.total);
-      if (matches.total === input.expected_count) return next();
-      return refuse({
+      if (matches.total === input.expected_count) return undefined;
+      return {
         code: 'batch_count_mismatch',
         message: `The filter matches ${matches.total} objects, not ${input.expected_count}; nothing changed.`,
         fix: 'Check the matches in details, then send explicit ids or the right expected_count.',
@@ -84,7 +88,7 @@ export function batchGuard<TInput>(options: BatchGuardOptions<TInput>): Guard {
           total: matches.total,
           matches: [...matches.sample.slice(0, maxListed)],
         },
-      });
+      };
     },
   });
 }

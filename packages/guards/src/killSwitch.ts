@@ -4,7 +4,6 @@ import {
   ConfigurationError,
   defineGuard,
   type Guard,
-  refuse,
   type SwitchStore,
 } from '@gatehousejs/core';
 
@@ -34,7 +33,11 @@ export interface Switches {
   setTenantAccess(tenantId: string, enabled: boolean, by: SwitchActor): Promise<void>;
   isGlobalOn(): Promise<boolean>;
   tenantAccess(tenantId: string): Promise<boolean>;
-  /** Install with `createServer({ guards: [switches.guard] })`. */
+  /**
+   * Install with `createServer({ guards: [switches.guard] })`: the global
+   * switch at admission, the tenant switch in the visibility decision that
+   * `tools/list` and `tools/call` share.
+   */
   readonly guard: Guard;
 }
 
@@ -45,8 +48,9 @@ const tenantKey = (tenantId: string) => `mcp.tenant.${tenantId}`;
  * The global kill switch and per-tenant agent access (I6). While the global
  * switch is on, every MCP request answers 503 with `Retry-After` before any
  * credential or tool code runs; connections stay valid and work again when
- * it is off. A tenant switched off gets `tenant_disabled` on every call;
- * other tenants continue. A switch store that cannot be read fails closed.
+ * it is off. A tenant switched off lists no tools and gets `tenant_disabled`
+ * on every call (one decision serves both); other tenants continue. A switch
+ * store that cannot be read fails closed.
  */
 export function createSwitches(options: SwitchesOptions): Switches {
   const retryAfterSeconds = options.retryAfterSeconds ?? 300;
@@ -84,23 +88,23 @@ export function createSwitches(options: SwitchesOptions): Switches {
         ? { status: 503, reason: 'Agent access is paused by the operator.', retryAfterSeconds }
         : undefined;
     },
-    handle: async function tenantSwitch(call, next) {
+    connection: async function tenantSwitch(connection) {
       let enabled: boolean;
       try {
-        enabled = await tenantAccess(call.connection.tenantId);
+        enabled = await tenantAccess(connection.tenantId);
       } catch {
-        return refuse({
+        return {
           code: 'store_unavailable',
           message: 'The switch store could not be read; nothing ran.',
           fix: 'Retry shortly.',
-        });
+        };
       }
-      if (enabled) return next();
-      return refuse({
+      if (enabled) return undefined;
+      return {
         code: 'tenant_disabled',
         message: 'Agent access is switched off for this workspace.',
         fix: 'Ask a workspace admin to turn agent access back on.',
-      });
+      };
     },
   });
 

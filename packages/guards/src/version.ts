@@ -4,21 +4,27 @@ import {
   defineGuard,
   type Guard,
   type JsonObject,
-  refuse,
 } from '@gatehousejs/core';
-import { inputShape, refuseNotifyLike } from './internal/notifyLike.js';
+import { inputShape, refuseNotifyLike } from '@gatehousejs/core/internal';
 
 /** Options of {@link versionGuard}. */
-export interface VersionGuardOptions<TInput> {
+export interface VersionGuardOptions<TInput, TServices> {
   /**
    * The object as it is now, presented the way the caller read it, and its
    * version (the same presenter's `versionOf`); undefined when it does not
-   * exist (the service then answers `not_found`).
+   * exist (the service then answers `not_found`). Runs inside the unit of
+   * work, on the call's own services.
    */
   readonly current: (query: {
     readonly input: TInput;
+    readonly services: TServices;
     readonly connection: Connection;
-  }) => Promise<{ readonly version: string; readonly object: JsonObject } | undefined>;
+    /** The call's time, for presenting the object the way a read would. */
+    readonly now: Date;
+  }) =>
+    | Promise<{ readonly version: string; readonly object: JsonObject } | undefined>
+    | { readonly version: string; readonly object: JsonObject }
+    | undefined;
   /** The input property carrying the version the caller read; default `version`. */
   readonly field?: string;
   /** The tool to re-read with, named in the error. */
@@ -26,18 +32,22 @@ export interface VersionGuardOptions<TInput> {
 }
 
 /**
- * Optimistic versions (I12). An update or edit tool must take the version
- * the caller read (a required input property); a stale one answers
- * `conflict` with the current object and its version, and nothing runs. The
- * version also reaches `run` in the input, so the service can compare-and-set
- * atomically and close the gap between this check and its write.
+ * Optimistic versions (I12), a check-then-act guard: it runs inside the unit
+ * of work, so its read and the tool's write commit together. An update or
+ * edit tool must take the version the caller read (a required input
+ * property); a stale one answers `conflict` with the current object and its
+ * version, and nothing runs. The version also reaches `run` in the input, so
+ * the service can compare-and-set in the same statement as its write.
  */
-export function versionGuard<TInput>(options: VersionGuardOptions<TInput>): Guard {
+export function versionGuard<TInput, TServices>(
+  options: VersionGuardOptions<TInput, TServices>,
+): Guard<TInput, TServices> {
   if (typeof options.current !== 'function')
     throw new ConfigurationError('versionGuard: current is required.');
   const field = options.field ?? 'version';
-  return defineGuard({
+  return defineGuard<TInput, TServices>({
     name: 'version',
+    stage: 'unit',
     effects: ['write'],
     verify(tool) {
       const { properties, required } = inputShape(tool);
@@ -48,18 +58,17 @@ export function versionGuard<TInput>(options: VersionGuardOptions<TInput>): Guar
       }
       refuseNotifyLike(tool, 'update');
     },
-    handle: async function version(call, next) {
-      const input = call.input as TInput;
+    async check({ input, services, connection, now }) {
       const expected = (input as Record<string, unknown>)[field];
-      const current = await options.current({ input, connection: call.connection });
-      if (!current || current.version === expected) return next();
-      return refuse({
+      const current = await options.current({ input, services, connection, now });
+      if (!current || current.version === expected) return undefined;
+      return {
         code: 'conflict',
         message: `The object changed since it was read: version ${String(expected)} is stale, the current one is ${current.version}.`,
         fix: `Review the current state in details.current and retry with ${field}: "${current.version}" if the change still applies.`,
         ...(options.readTool ? { next: { tool: options.readTool } } : {}),
         details: { current: current.object, current_version: current.version },
-      });
+      };
     },
   });
 }

@@ -1,3 +1,4 @@
+import { REPLAY_NOTE } from '@gatehousejs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBookings, structured } from './bookings.js';
 
@@ -61,7 +62,7 @@ describe('two-step confirm (I9)', () => {
       { to: 'ada@example.com', text: 'Reminder: your booking starts 2030-05-04T09:00:00+02:00.' },
     ]);
     const resent = await confirm(desk, preview);
-    expect(structured(resent)).toEqual({ ...structured(done), replayed: true });
+    expect(structured(resent)).toEqual({ ...structured(done), replayed: true, replay_note: REPLAY_NOTE });
     expect(desk.mails).toHaveLength(1);
     const rows = desk.audit.rows.filter((r) => r.action === 'notify_customer');
     expect(rows).toEqual([

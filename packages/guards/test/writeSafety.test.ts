@@ -1,3 +1,4 @@
+import { REPLAY_NOTE } from '@gatehousejs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBookings, structured } from './bookings.js';
 
@@ -17,7 +18,7 @@ describe('replayGuard (I10)', () => {
       status: 'ok',
       result: { booking: expect.objectContaining({ id: 'bk_1' }) },
     });
-    expect(structured(second)).toEqual({ ...structured(first), replayed: true });
+    expect(structured(second)).toEqual({ ...structured(first), replayed: true, replay_note: REPLAY_NOTE });
     expect(desk.rows).toHaveLength(1);
     expect(desk.runs).toEqual(['create_booking']);
     expect(writes(desk)).toHaveLength(1);

@@ -1,4 +1,5 @@
 import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
+import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
 
@@ -90,11 +91,13 @@ export class SqliteAuditStore implements AuditStore {
   readonly #db: SqliteDatabase;
   readonly #insert: ReturnType<typeof prepareInsert>;
   readonly #lists = new Map<string, ListStatement>();
+  readonly #write: ReturnType<typeof writer>;
 
-  constructor(db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, options: LockOptions = {}) {
     assertSchema(db, 'SqliteAuditStore');
     this.#db = db;
     this.#insert = prepareInsert(db);
+    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link AuditStore.append}; throws on a duplicate id. */
@@ -123,8 +126,9 @@ export class SqliteAuditStore implements AuditStore {
     return records.map(toRow);
   }
 
-  async append(row: AuditRow): Promise<void> {
-    this.appendSync(row);
+  /** Inside a unit of work (`unit` given) the row joins its transaction; else it commits on its own. */
+  append(row: AuditRow, unit?: unknown): Promise<void> {
+    return this.#write(unit, () => this.appendSync(row));
   }
 
   async list(query: AuditQuery): Promise<readonly AuditRow[]> {

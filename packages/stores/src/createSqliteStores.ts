@@ -7,9 +7,14 @@ import { SqlitePendingActionStore, type SqlitePendingActionStoreOptions } from '
 import { SqliteRateBucketStore } from './rateBucketStore.js';
 import { SqliteReplayStore } from './replayStore.js';
 import { SqliteSwitchStore } from './switchStore.js';
+import { createWriteLock, sqliteUnitOfWork, type WriteLock } from './unitOfWork.js';
+import type { UnitOfWork } from '@gatehousejs/core';
 
 /** Options of {@link createSqliteStores}. */
-export interface SqliteStoresOptions extends SqlitePendingActionStoreOptions {}
+export interface SqliteStoresOptions extends SqlitePendingActionStoreOptions {
+  /** The write lock shared by the stores, the unit of work and the host's writes; default a new one. */
+  readonly lock?: WriteLock;
+}
 
 /** How many rows {@link SqliteStores.purgeExpired} deleted, per table. */
 export interface PurgeCounts {
@@ -26,6 +31,10 @@ export interface SqliteStores {
   readonly switches: SqliteSwitchStore;
   readonly rateBuckets: SqliteRateBucketStore;
   readonly credentials: SqliteCredentialStore;
+  /** The lock every writer on this handle shares; take it for the host's own writes. */
+  readonly lock: WriteLock;
+  /** Core's unit of work on this handle: `createServer({ unitOfWork: stores.unitOfWork })`. */
+  readonly unitOfWork: UnitOfWork<SqliteDatabase>;
   /**
    * Deletes expired replay records and rate buckets, and pending actions
    * expired longer than `expiredRetentionMs` before `now`. Writes already sweep
@@ -36,8 +45,9 @@ export interface SqliteStores {
 
 /**
  * Migrates the schema (idempotent) and builds all six stores on `db`, the
- * product's own database, so writes, audit rows and replay records can commit
- * in one transaction. Refuses bad options (ConfigurationError) before touching
+ * product's own database, with the unit of work and the write lock they
+ * share, so a write, its audit row and its replay record commit in one
+ * transaction, and bookkeeping outside it commits on its own. Refuses bad options (ConfigurationError) before touching
  * the database.
  *
  * @example
@@ -46,7 +56,8 @@ export interface SqliteStores {
 export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOptions = {}): SqliteStores {
   const name = 'createSqliteStores';
   const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
-  const sweep = { sweepBatch: sweepBatch(name, options.sweepBatch) };
+  const lock = options.lock ?? createWriteLock();
+  const sweep = { sweepBatch: sweepBatch(name, options.sweepBatch), lock };
   migrateGatehouseSchema(db);
   const pendingActions = new SqlitePendingActionStore(db, { ...sweep, expiredRetentionMs: retentionMs });
   const replay = new SqliteReplayStore(db, sweep);
@@ -54,10 +65,12 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
   return Object.freeze({
     replay,
     pendingActions,
-    audit: new SqliteAuditStore(db),
-    switches: new SqliteSwitchStore(db),
+    audit: new SqliteAuditStore(db, { lock }),
+    switches: new SqliteSwitchStore(db, { lock }),
     rateBuckets,
-    credentials: new SqliteCredentialStore(db),
+    credentials: new SqliteCredentialStore(db, { lock }),
+    lock,
+    unitOfWork: sqliteUnitOfWork(db, lock),
     purgeExpired: (now: number): PurgeCounts => ({
       replay: replay.purgeExpired(now),
       pendingActions: pendingActions.purgeSync(now - retentionMs),

@@ -1,4 +1,5 @@
 import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
+import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
 
@@ -72,10 +73,12 @@ function prepareCredentials(db: SqliteDatabase) {
  */
 export class SqliteCredentialStore implements CredentialStore {
   readonly #sql: ReturnType<typeof prepareCredentials>;
+  readonly #write: ReturnType<typeof writer>;
 
-  constructor(db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, options: LockOptions = {}) {
     assertSchema(db, 'SqliteCredentialStore');
     this.#sql = prepareCredentials(db);
+    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link CredentialStore.insert}; throws on a duplicate id or token hash. */
@@ -102,8 +105,8 @@ export class SqliteCredentialStore implements CredentialStore {
     return this.#sql.revoke.run(at, id).changes === 1;
   }
 
-  async insert(record: CredentialRecord): Promise<void> {
-    this.insertSync(record);
+  insert(record: CredentialRecord): Promise<void> {
+    return this.#write(undefined, () => this.insertSync(record));
   }
 
   async findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined> {
@@ -114,7 +117,7 @@ export class SqliteCredentialStore implements CredentialStore {
     return this.findByIdSync(id);
   }
 
-  async revoke(id: string, at: number): Promise<boolean> {
-    return this.revokeSync(id, at);
+  revoke(id: string, at: number): Promise<boolean> {
+    return this.#write(undefined, () => this.revokeSync(id, at));
   }
 }

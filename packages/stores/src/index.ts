@@ -14,5 +14,6 @@ export { SqliteRateBucketStore } from './rateBucketStore.js';
 export type { SqliteReplayStoreOptions } from './replayStore.js';
 export { SqliteReplayStore } from './replayStore.js';
 export { SqliteSwitchStore } from './switchStore.js';
-export type { TransactionGuardOptions, WriteLock } from './transactionGuard.js';
-export { createWriteLock, transactionGuard } from './transactionGuard.js';
+export type { LockOptions } from './internal/writes.js';
+export type { WriteLock } from './unitOfWork.js';
+export { createWriteLock, sqliteUnitOfWork } from './unitOfWork.js';

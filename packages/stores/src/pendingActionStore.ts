@@ -1,10 +1,11 @@
 import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
+import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { duration, type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
 
 /** Options of {@link SqlitePendingActionStore}. */
-export interface SqlitePendingActionStoreOptions extends SweepOptions {
+export interface SqlitePendingActionStoreOptions extends SweepOptions, LockOptions {
   /**
    * How long an expired action stays findable, so a late confirmation answers
    * "expired" rather than "not found". Inserts sweep actions expired longer
@@ -100,12 +101,14 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
  */
 export class SqlitePendingActionStore implements PendingActionStore {
   readonly #sql: ReturnType<typeof preparePending>;
+  readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: SqlitePendingActionStoreOptions = {}) {
     const name = 'SqlitePendingActionStore';
     assertSchema(db, name);
     const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
     this.#sql = preparePending(db, sweepBatch(name, options.sweepBatch), retentionMs);
+    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link PendingActionStore.insert}; throws on a duplicate id or token hash. */
@@ -130,19 +133,20 @@ export class SqlitePendingActionStore implements PendingActionStore {
     return this.#sql.purge.run(before).changes;
   }
 
-  async insert(action: PendingAction): Promise<void> {
-    this.insertSync(action);
+  insert(action: PendingAction): Promise<void> {
+    return this.#write(undefined, () => this.insertSync(action));
   }
 
   async findByTokenHash(tokenHash: string): Promise<PendingAction | undefined> {
     return this.findByTokenHashSync(tokenHash);
   }
 
-  async transition(id: string, from: readonly PendingStatus[], to: PendingStatus): Promise<boolean> {
-    return this.transitionSync(id, from, to);
+  /** Inside a unit of work (`unit` given) the change joins its transaction; else it commits on its own. */
+  transition(id: string, from: readonly PendingStatus[], to: PendingStatus, unit?: unknown): Promise<boolean> {
+    return this.#write(unit, () => this.transitionSync(id, from, to));
   }
 
-  async purge(before: number): Promise<number> {
-    return this.purgeSync(before);
+  purge(before: number): Promise<number> {
+    return this.#write(undefined, () => this.purgeSync(before));
   }
 }

@@ -4,13 +4,14 @@ import {
   type RateBucketStore,
   type TakeResult,
 } from '@gatehousejs/core';
+import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
-import { type BucketState, takeToken } from './internal/bucket.js';
+import { type BucketState, refundToken, takeToken } from './internal/bucket.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
 
 /** Options of {@link SqliteRateBucketStore}. */
-export type SqliteRateBucketStoreOptions = SweepOptions;
+export interface SqliteRateBucketStoreOptions extends SweepOptions, LockOptions {}
 
 interface BucketRow extends BucketState {
   readonly expires_at: number;
@@ -37,6 +38,12 @@ function prepareBuckets(db: SqliteDatabase, batch: number) {
       sweep.run(now, batch);
       return step.answer;
     }),
+    refund: db.transaction((key: string, limit: BucketLimit, now: number): void => {
+      const row = read.get(key);
+      if (row === undefined || row.expires_at <= now) return; // a forgotten bucket is full already
+      const step = refundToken(row, limit, now);
+      write.run(key, step.next.tokens, step.next.at, step.expiresAt);
+    }),
     purge: db.prepare<[number]>('DELETE FROM gatehouse_rate_buckets WHERE expires_at <= ?'),
   };
 }
@@ -55,10 +62,12 @@ const positive = (n: number): boolean => Number.isFinite(n) && n > 0;
  */
 export class SqliteRateBucketStore implements RateBucketStore {
   readonly #sql: ReturnType<typeof prepareBuckets>;
+  readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: SqliteRateBucketStoreOptions = {}) {
     assertSchema(db, 'SqliteRateBucketStore');
     this.#sql = prepareBuckets(db, sweepBatch('SqliteRateBucketStore', options.sweepBatch));
+    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link RateBucketStore.take}. */
@@ -74,7 +83,16 @@ export class SqliteRateBucketStore implements RateBucketStore {
     return this.#sql.purge.run(now).changes;
   }
 
-  async take(key: string, limit: BucketLimit, now: number): Promise<TakeResult> {
-    return this.takeSync(key, limit, now);
+  /** Synchronous {@link RateBucketStore.refund}. */
+  refundSync(key: string, limit: BucketLimit, now: number): void {
+    this.#sql.refund.immediate(key, limit, now);
+  }
+
+  take(key: string, limit: BucketLimit, now: number): Promise<TakeResult> {
+    return this.#write(undefined, () => this.takeSync(key, limit, now));
+  }
+
+  refund(key: string, limit: BucketLimit, now: number): Promise<void> {
+    return this.#write(undefined, () => this.refundSync(key, limit, now));
   }
 }

@@ -2,9 +2,10 @@ import type { JsonObject, ReplayBegin, ReplayStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
+import { type LockOptions, writer } from './internal/writes.js';
 
 /** Options of {@link SqliteReplayStore}. */
-export type SqliteReplayStoreOptions = SweepOptions;
+export interface SqliteReplayStoreOptions extends SweepOptions, LockOptions {}
 
 interface ReplayRow {
   readonly state: 'running' | 'completed';
@@ -12,24 +13,31 @@ interface ReplayRow {
   readonly result: string | null;
 }
 
-const STARTED: ReplayBegin = Object.freeze({ state: 'started' });
+/** A fencing token: unique per claim, across processes. */
+const newFence = () => {
+  let hex = '';
+  for (const byte of crypto.getRandomValues(new Uint8Array(12))) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+};
 
 function prepareReplay(db: SqliteDatabase, batch: number) {
-  const claim = db.prepare<{ key: string; digest: string; expiresAt: number; now: number }>(
-    `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at)
-     VALUES (@key, 'running', @digest, NULL, @expiresAt)
+  const claim = db.prepare<{ key: string; digest: string; fence: string; expiresAt: number; now: number }>(
+    `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at, fence)
+     VALUES (@key, 'running', @digest, NULL, @expiresAt, @fence)
      ON CONFLICT (key) DO UPDATE SET state = 'running', arguments_digest = excluded.arguments_digest,
-       result = NULL, expires_at = excluded.expires_at
+       result = NULL, expires_at = excluded.expires_at, fence = excluded.fence
      WHERE gatehouse_replay.expires_at <= @now`,
   );
   const read = db.prepare<[string], ReplayRow>(
     'SELECT state, arguments_digest, result FROM gatehouse_replay WHERE key = ?',
   );
-  const complete = db.prepare<{ key: string; digest: string; result: string; expiresAt: number }>(
-    `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at)
-     VALUES (@key, 'completed', @digest, @result, @expiresAt)
+  // Completes only the claim holding `fence`; a lapsed lease nobody took over (row swept) completes too.
+  const complete = db.prepare<{ key: string; fence: string; digest: string; result: string; expiresAt: number }>(
+    `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at, fence)
+     VALUES (@key, 'completed', @digest, @result, @expiresAt, NULL)
      ON CONFLICT (key) DO UPDATE SET state = 'completed', arguments_digest = excluded.arguments_digest,
-       result = excluded.result, expires_at = excluded.expires_at`,
+       result = excluded.result, expires_at = excluded.expires_at, fence = NULL
+     WHERE gatehouse_replay.state = 'running' AND gatehouse_replay.fence = @fence`,
   );
   const sweep = db.prepare<[number, number]>(
     `DELETE FROM gatehouse_replay WHERE key IN
@@ -37,9 +45,10 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
   );
   return {
     begin: db.transaction((key: string, digest: string, leaseMs: number, now: number): ReplayBegin => {
-      if (claim.run({ key, digest, expiresAt: now + leaseMs, now }).changes === 1) {
+      const fence = newFence();
+      if (claim.run({ key, digest, fence, expiresAt: now + leaseMs, now }).changes === 1) {
         sweep.run(now, batch);
-        return STARTED;
+        return { state: 'started', fence };
       }
       const row = read.get(key);
       if (!row) throw new Error('A replay record vanished inside its own transaction.');
@@ -48,60 +57,64 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
       return { state: 'completed', argumentsDigest: row.arguments_digest, result };
     }),
     complete: db.transaction(
-      (key: string, digest: string, result: JsonObject, windowMs: number, now: number): void => {
-        complete.run({ key, digest, result: JSON.stringify(result), expiresAt: now + windowMs });
+      (key: string, fence: string, digest: string, result: JsonObject, windowMs: number, now: number) => {
+        const done =
+          complete.run({ key, fence, digest, result: JSON.stringify(result), expiresAt: now + windowMs })
+            .changes === 1;
         sweep.run(now, batch);
+        return done;
       },
     ),
-    release: db.prepare<[string]>("DELETE FROM gatehouse_replay WHERE key = ? AND state = 'running'"),
+    release: db.prepare<[string, string]>(
+      "DELETE FROM gatehouse_replay WHERE key = ? AND state = 'running' AND fence = ?",
+    ),
     purge: db.prepare<[number]>('DELETE FROM gatehouse_replay WHERE expires_at <= ?'),
   };
 }
 
 /**
  * A {@link ReplayStore} in the `gatehouse_replay` table (I10). `begin` claims a
- * key with one upsert that only overwrites an expired row, so of any number of
- * concurrent callers, across connections and processes, exactly one gets
- * `started`. Expired rows are invisible at once and swept by later writes.
- * The `…Sync` methods run inside a host's `db.transaction`, so a write and its
- * replay record commit together. Requires `migrateGatehouseSchema(db)` first.
+ * key with one upsert that only overwrites an expired row and writes a new
+ * fencing token, so of any number of concurrent callers, across connections
+ * and processes, exactly one gets `started`; `complete` writes the result
+ * only while that token is the row's, so a call whose lease ran out and was
+ * taken over cannot complete over the newer claim. Expired rows are
+ * invisible at once and swept by later writes. Requires
+ * `migrateGatehouseSchema(db)` first.
  *
  * @example
- * const replay = new SqliteReplayStore(db);
+ * const replay = new SqliteReplayStore(db, { lock });
  */
 export class SqliteReplayStore implements ReplayStore {
   readonly #sql: ReturnType<typeof prepareReplay>;
+  readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: SqliteReplayStoreOptions = {}) {
     assertSchema(db, 'SqliteReplayStore');
     this.#sql = prepareReplay(db, sweepBatch('SqliteReplayStore', options.sweepBatch));
+    this.#write = writer(options.lock);
   }
 
-  /**
-   * Synchronous {@link ReplayStore.begin}: claims `key` for `leaseMs` unless a live
-   * record exists, in one IMMEDIATE transaction (a savepoint inside the host's).
-   */
+  /** Synchronous {@link ReplayStore.begin}: one IMMEDIATE transaction (a savepoint inside an open one). */
   beginSync(key: string, argumentsDigest: string, leaseMs: number, now: number): ReplayBegin {
     return this.#sql.begin.immediate(key, argumentsDigest, leaseMs, now);
   }
 
-  /**
-   * Synchronous {@link ReplayStore.complete}. Call it inside the host's
-   * `db.transaction` that performs the write, so both commit or neither does.
-   */
+  /** Synchronous {@link ReplayStore.complete}: true only while `fence` is the key's claim. */
   completeSync(
     key: string,
+    fence: string,
     argumentsDigest: string,
     result: JsonObject,
     windowMs: number,
     now: number,
-  ): void {
-    this.#sql.complete.immediate(key, argumentsDigest, result, windowMs, now);
+  ): boolean {
+    return this.#sql.complete.immediate(key, fence, argumentsDigest, result, windowMs, now);
   }
 
-  /** Synchronous {@link ReplayStore.release}: forgets a running key; a completed result stays. */
-  releaseSync(key: string): void {
-    this.#sql.release.run(key);
+  /** Synchronous {@link ReplayStore.release}: forgets the running claim holding `fence`. */
+  releaseSync(key: string, fence: string): void {
+    this.#sql.release.run(key, fence);
   }
 
   /** Deletes every record expired at `now` (the opportunistic sweep's big brother); returns how many. */
@@ -109,21 +122,23 @@ export class SqliteReplayStore implements ReplayStore {
     return this.#sql.purge.run(now).changes;
   }
 
-  async begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin> {
-    return this.beginSync(key, argumentsDigest, leaseMs, now);
+  begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin> {
+    return this.#write(undefined, () => this.beginSync(key, argumentsDigest, leaseMs, now));
   }
 
-  async complete(
+  complete(
     key: string,
+    fence: string,
     argumentsDigest: string,
     result: JsonObject,
     windowMs: number,
     now: number,
-  ): Promise<void> {
-    this.completeSync(key, argumentsDigest, result, windowMs, now);
+    unit?: unknown,
+  ): Promise<boolean> {
+    return this.#write(unit, () => this.completeSync(key, fence, argumentsDigest, result, windowMs, now));
   }
 
-  async release(key: string): Promise<void> {
-    this.releaseSync(key);
+  release(key: string, fence: string): Promise<void> {
+    return this.#write(undefined, () => this.releaseSync(key, fence));
   }
 }

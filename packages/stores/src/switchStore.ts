@@ -1,4 +1,5 @@
 import type { SwitchStore } from '@gatehousejs/core';
+import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
 
@@ -33,10 +34,12 @@ function prepareSwitches(db: SqliteDatabase) {
  */
 export class SqliteSwitchStore implements SwitchStore {
   readonly #sql: ReturnType<typeof prepareSwitches>;
+  readonly #write: ReturnType<typeof writer>;
 
-  constructor(db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, options: LockOptions = {}) {
     assertSchema(db, 'SqliteSwitchStore');
     this.#sql = prepareSwitches(db);
+    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link SwitchStore.get}. */
@@ -53,7 +56,7 @@ export class SqliteSwitchStore implements SwitchStore {
     return this.getSync(key);
   }
 
-  async set(key: string, on: boolean): Promise<boolean | undefined> {
-    return this.setSync(key, on);
+  set(key: string, on: boolean): Promise<boolean | undefined> {
+    return this.#write(undefined, () => this.setSync(key, on));
   }
 }

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   createSqliteStores,
-  createWriteLock,
   openDatabase,
   type SqliteDatabase,
   type SqliteStores,
@@ -15,7 +14,7 @@ export interface BookingDatabase {
   readonly file: string;
   readonly db: SqliteDatabase;
   readonly stores: SqliteStores;
-  /** Serializes MCP write transactions with the REST API's writes on this handle. */
+  /** Serializes MCP units of work, the stores' own writes and the REST API's writes on this handle. */
   readonly lock: WriteLock;
   close(): void;
 }
@@ -35,7 +34,7 @@ export function openBookingDatabase(file: string, now: number = Date.now()): Boo
       file,
       db,
       stores,
-      lock: createWriteLock(),
+      lock: stores.lock,
       close: () => {
         if (db.open) db.close();
       },

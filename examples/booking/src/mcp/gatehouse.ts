@@ -16,7 +16,9 @@ export const actorOf = (connection: Connection): Actor => ({
  * Binds the rights vocabulary, the services (per call, for the calling
  * connection) and the outbound ports with their effect classes (I8): the
  * mailer notifies, the pager wakes, the alert control alerts. Services
- * receive the ports guarded for the call's effect class.
+ * receive the ports guarded for the call's effect class and phase; core
+ * builds them once per call (inside the unit of work for writes, whose
+ * handle is the same SQLite connection the services already use).
  */
 export function bookingGatehouse(deps: ServiceDeps, ports: OutboundPorts): BookingGatehouse {
   return createGatehouse({
@@ -28,24 +30,4 @@ export function bookingGatehouse(deps: ServiceDeps, ports: OutboundPorts): Booki
     },
     services: (connection, guarded) => createServices(deps, actorOf(connection), guarded),
   });
-}
-
-/** Read access to the services for tool guards (duplicate, version, batch lookups); every port is closed. */
-export interface Lookups {
-  servicesFor(connection: Connection): Services;
-  readonly clock: () => Date;
-}
-
-const closed = () => {
-  throw new Error('Guards read; they never send.');
-};
-
-/** {@link Lookups} over the same services, with ports that refuse to send. */
-export function lookupsOf(deps: ServiceDeps): Lookups {
-  const ports: OutboundPorts = {
-    mailer: { send: closed },
-    pager: { send: closed },
-    alerts: { mute: closed },
-  };
-  return { servicesFor: (connection) => createServices(deps, actorOf(connection), ports), clock: deps.clock };
 }

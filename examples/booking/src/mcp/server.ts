@@ -1,16 +1,9 @@
 import type { BucketLimit, Effect, GatehouseServer, Logger } from '@gatehousejs/core';
-import {
-  type Credentials,
-  rateGuard,
-  replayGuard,
-  type Switches,
-  toolsetVisibility,
-} from '@gatehousejs/guards';
-import { transactionGuard } from '@gatehousejs/stores';
+import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/guards';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { ServiceDeps } from '../services/index.js';
-import { bookingGatehouse, lookupsOf } from './gatehouse.js';
+import { bookingGatehouse } from './gatehouse.js';
 import { bookingTools, COMPACT_TOOLSET } from './tools/index.js';
 
 /** Rate buckets per connection and effect class (I7): outward classes drain slowly. */
@@ -37,33 +30,27 @@ export interface McpServerParts {
 
 /**
  * The booking product's MCP server: a second adapter on the same services
- * as the REST API (I1). Guards, in order: the kill switches (503 at the
- * gate, `tenant_disabled` per workspace, I6), rate buckets per effect class
- * (I7), then for writes the SQLite transaction outside the replay guard, so
- * a booking, its audit row and its replay record commit together (I10, I15).
- * Tools are hidden by rights and by the `compact` toolset (I7).
+ * as the REST API (I1). The kill switches act at admission (503) and in the
+ * visibility decision (`tenant_disabled`, I6); rate buckets per effect class
+ * (I7); replay protection (I10) and the SQLite unit of work, so a booking,
+ * its audit row and its replay record commit together (I15). Tools are
+ * hidden by rights and by the `compact` toolset (I7).
  */
 export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
   const { database, deps } = parts;
   const gh = bookingGatehouse(deps, parts.ports);
-  const clock = () => deps.clock().getTime();
+  const { stores } = database;
   return gh.createServer({
     name: 'gatehouse-booking',
     version: '0.1.0',
-    tools: bookingTools(gh, lookupsOf(deps)),
+    tools: bookingTools(gh),
     authenticate: parts.credentials.authenticate,
-    audit: database.stores.audit,
-    confirm: { store: database.stores.pendingActions, ttlMs: 10 * 60_000 },
-    guards: [
-      parts.switches.guard,
-      rateGuard({
-        store: database.stores.rateBuckets,
-        limits: { ...DEFAULT_RATE_LIMITS, ...parts.rateLimits },
-        clock,
-      }),
-      transactionGuard(database.db, { lock: database.lock, audit: database.stores.audit, clock }),
-      replayGuard({ store: database.stores.replay, clock }),
-    ],
+    audit: stores.audit,
+    confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000 },
+    replay: { store: stores.replay },
+    unitOfWork: stores.unitOfWork,
+    rate: { store: stores.rateBuckets, limits: { ...DEFAULT_RATE_LIMITS, ...parts.rateLimits } },
+    guards: [parts.switches.guard],
     visibility: [toolsetVisibility({ compact: COMPACT_TOOLSET })],
     logger: parts.logger,
     clock: deps.clock,

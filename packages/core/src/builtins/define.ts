@@ -18,8 +18,9 @@ export interface BuiltInSpec {
   readonly annotations?: EffectAnnotations;
   readonly input: JsonSchema;
   readonly resultSchema: JsonSchema;
-  readonly auditsItself?: boolean;
-  readonly handle: (call: ToolCall) => Promise<JsonObject>;
+  /** `confirm_action`: executed by core's confirm stage, not by `handle`. */
+  readonly confirms?: boolean;
+  readonly handle?: (call: ToolCall, unit: unknown) => Promise<JsonObject>;
 }
 
 const rules = definitionRules({});
@@ -40,6 +41,7 @@ export function builtInTool<TRight extends string, TServices>(
     requires: [],
     annotations,
     guards: [],
+    creates: undefined,
     listing: Object.freeze({
       name: spec.name,
       title: spec.title,
@@ -54,7 +56,7 @@ export function builtInTool<TRight extends string, TServices>(
       run: undefined,
       handle: spec.handle,
       prepare: undefined,
-      auditsItself: spec.auditsItself ?? false,
+      confirms: spec.confirms ?? false,
     }),
     forReplay: (data: JsonObject) => data,
   });

@@ -3,16 +3,16 @@ import { ToolError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { type CallPhase, guardPorts, type PortMap, type Ports, type PortViolation } from '../ports.js';
 import { type AuditStore, auditRow } from '../storage/auditStore.js';
-import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../tool.js';
+import { assertJsonObject, type Prepared, type ToolDefinition } from '../tool.js';
 import type { ToolCall } from './guard.js';
 
 /** What running a tool needs from the server. */
 export interface Runner<TRight extends string, TServices> {
-  readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>) => TServices;
+  readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>, unit: unknown) => TServices;
   readonly ports: PortMap;
   readonly audit: AuditStore | undefined;
   readonly clock: () => Date;
-  /** Reports an unexpected failure that did not stop the call (e.g. an audit row that could not be written). */
+  /** Reports an unexpected failure that did not stop the call (e.g. a violation row that could not be written). */
   readonly report: (error: unknown, correlationId: string) => void;
 }
 
@@ -33,106 +33,136 @@ export function objectIdsOf(data: JsonObject): string[] {
   return [...new Set(ids)];
 }
 
-/** Appends one audit row (I15). A failure to write it is reported, never hidden from the operator. */
-export async function audit<TRight extends string, TServices>(
+/** One audit row's varying part. */
+export interface AuditEntryOf {
+  readonly action: string;
+  readonly outcome: 'ok' | 'violation';
+  readonly objectIds: readonly string[];
+  readonly note?: string | undefined;
+}
+
+/**
+ * Appends one audit row (I15). Inside a unit of work a failure throws, so the
+ * write rolls back with it: no write commits without its row.
+ */
+export async function appendAudit<TRight extends string, TServices>(
   runner: Runner<TRight, TServices>,
-  call: ToolCall,
-  entry: {
-    readonly action: string;
-    readonly outcome: 'ok' | 'violation';
-    readonly objectIds: readonly string[];
-    readonly note?: string | undefined;
-  },
+  connection: Connection,
+  entry: AuditEntryOf,
+  unit?: unknown,
 ): Promise<void> {
   if (!runner.audit) return;
-  const { connection } = call;
-  try {
-    await runner.audit.append(
-      auditRow(
-        {
-          channel: connection.channel,
-          tenantId: connection.tenantId,
-          connectionId: connection.connectionId,
-          clientName: connection.clientName,
-          actorId: connection.creatorId,
-          action: entry.action,
-          outcome: entry.outcome,
-          objectIds: entry.objectIds,
-          note: entry.note ?? null,
-        },
-        runner.clock().getTime(),
-      ),
-    );
-  } catch (error) {
-    runner.report(error, call.correlationId);
-  }
+  await runner.audit.append(
+    auditRow(
+      {
+        channel: connection.channel,
+        tenantId: connection.tenantId,
+        connectionId: connection.connectionId,
+        clientName: connection.clientName,
+        actorId: connection.creatorId,
+        action: entry.action,
+        outcome: entry.outcome,
+        objectIds: entry.objectIds,
+        note: entry.note ?? null,
+      },
+      runner.clock().getTime(),
+    ),
+    unit,
+  );
 }
 
-/** Calls `work` with the run context, its services' ports guarded for the call's effect and phase (I8). */
-async function withPorts<TRight extends string, TServices, T>(
-  runner: Runner<TRight, TServices>,
-  tool: ToolDefinition<TRight, TServices>,
-  call: ToolCall,
-  phase: CallPhase,
-  work: (context: RunContext<unknown, TRight, TServices>) => Promise<T> | T,
-): Promise<T> {
-  const violations: PortViolation[] = [];
-  const connection = call.connection as Connection<TRight>;
-  const services = runner.services(connection, guardPorts(runner.ports, tool.effect, phase, violations));
-  const { input, signal, correlationId, now } = call;
-  let result: T | undefined;
-  let failure: unknown;
-  try {
-    result = await work({ input, connection, services, signal, correlationId, now });
-  } catch (error) {
-    failure = error;
+/**
+ * The services of one call, built once: its ports guarded for the tool's
+ * effect and the current phase, which moves from `check` (guards, previews:
+ * outward ports closed) to `run`. Every port reached against its class is
+ * recorded, so the call fails even if tool code catches the error (I8).
+ */
+export class CallServices<TRight extends string, TServices> {
+  readonly violations: PortViolation[] = [];
+  readonly services: TServices;
+  #phase: CallPhase = 'check';
+
+  constructor(
+    runner: Runner<TRight, TServices>,
+    tool: Pick<ToolDefinition, 'effect'>,
+    connection: Connection<TRight>,
+    unit: unknown,
+  ) {
+    const ports = guardPorts(runner.ports, tool.effect, () => this.#phase, this.violations);
+    this.services = runner.services(connection, ports, unit);
   }
-  const violation = violations[0];
-  if (violation) {
-    await audit(runner, call, {
-      action: tool.name,
-      outcome: 'violation',
-      objectIds: [],
-      note: `reached ${violation.portEffect} port ${violation.port}.${violation.method} during ${phase}`,
+
+  get phase(): CallPhase {
+    return this.#phase;
+  }
+
+  enter(phase: CallPhase): void {
+    this.#phase = phase;
+  }
+
+  /** Throws `effect_violation` if any port was reached against its class. */
+  assertClean(tool: Pick<ToolDefinition, 'name' | 'effect'>): void {
+    const violation = this.violations[0];
+    if (!violation) return;
+    throw new ToolError({
+      code: 'effect_violation',
+      message: `${tool.name} reached the ${violation.portEffect} port ${violation.port}; nothing was sent.`,
+      fix: 'This is a server defect: the tool is declared with the wrong effect class. Report it to the server operator.',
+      details: {
+        port: violation.port,
+        port_effect: violation.portEffect,
+        tool_effect: tool.effect,
+        phase: this.#phase,
+      },
     });
-    throw ToolError.is(failure) && failure.code === 'effect_violation'
-      ? failure
-      : new ToolError({
-          code: 'effect_violation',
-          message: `${tool.name} reached the ${violation.portEffect} port ${violation.port}; nothing was sent.`,
-          fix: 'This is a server defect: the tool is declared with the wrong effect class. Report it to the server operator.',
-          details: {
-            port: violation.port,
-            port_effect: violation.portEffect,
-            tool_effect: tool.effect,
-            phase,
-          },
-        });
   }
-  if (failure !== undefined) throw failure;
-  return result as T;
+
+  /** The audit note of the first violation, if any. */
+  violationNote(): string | undefined {
+    const violation = this.violations[0];
+    return violation
+      ? `reached ${violation.portEffect} port ${violation.port}.${violation.method} during ${this.#phase}`
+      : undefined;
+  }
 }
 
-/** Runs a tool and presents its value. */
+/** Runs a tool in the `run` phase and presents its value. */
 export async function runTool<TRight extends string, TServices>(
   runner: Runner<TRight, TServices>,
   tool: ToolDefinition<TRight, TServices>,
   call: ToolCall,
+  scope: CallServices<TRight, TServices> | undefined,
+  unit?: unknown,
 ): Promise<JsonObject> {
   const { run, handle } = tool.runtime;
-  if (handle) return handle(call);
-  if (!run) throw new Error(`Tool ${tool.name} has neither run() nor a built-in handler.`);
-  const value = await withPorts(runner, tool, call, 'run', run);
+  if (handle) return handle(call, unit);
+  if (!run || !scope) throw new Error(`Tool ${tool.name} has neither run() nor a built-in handler.`);
+  scope.enter('run');
+  const { input, signal, correlationId, now } = call;
+  const connection = call.connection as Connection<TRight>;
+  let value: unknown;
+  try {
+    value = await run({ input, connection, services: scope.services, signal, correlationId, now });
+  } finally {
+    scope.assertClean(tool);
+  }
   return assertJsonObject(tool.name, tool.runtime.presenter.present(value, { now: runner.clock() }));
 }
 
 /** Renders what an outward tool would send, with every outward port closed (I9). */
-export function prepareTool<TRight extends string, TServices>(
-  runner: Runner<TRight, TServices>,
+export async function prepareTool<TRight extends string, TServices>(
   tool: ToolDefinition<TRight, TServices>,
   call: ToolCall,
+  scope: CallServices<TRight, TServices>,
 ): Promise<Prepared> {
   const prepare = tool.runtime.prepare;
   if (!prepare) throw new Error(`Tool ${tool.name} has no prepare().`);
-  return withPorts(runner, tool, call, 'prepare', prepare);
+  scope.enter('prepare');
+  const { input, signal, correlationId, now } = call;
+  const connection = call.connection as Connection<TRight>;
+  try {
+    return await prepare({ input, connection, services: scope.services, signal, correlationId, now });
+  } finally {
+    scope.assertClean(tool);
+  }
 }

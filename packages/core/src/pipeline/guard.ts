@@ -7,24 +7,22 @@ import type { Json, JsonObject, JsonSchema } from '../json.js';
 export interface GuardedTool {
   readonly name: string;
   readonly effect: Effect;
-  /** The copy of a presented result a replay cache may keep (one-time fields withheld, I10). */
-  readonly forReplay?: ((data: JsonObject) => JsonObject) | undefined;
 }
 
-/** An argument a guard adds to the input of every tool it guards (e.g. `idempotency_key`). */
+/** An argument a guard adds to the input of every tool it guards (e.g. `separate`). */
 export interface GuardArgument {
   /** JSON Schema of the value; validated before any guard runs. */
   readonly schema: JsonSchema;
   readonly required?: boolean;
 }
 
-/** One `tools/call`, after visibility and argument validation. */
+/** One `tools/call`, after visibility, the rate token and argument validation. */
 export interface ToolCall {
   readonly tool: GuardedTool;
   readonly connection: Connection;
   /** The validated, normalized arguments of the tool itself. */
   readonly input: unknown;
-  /** The arguments the tool's own schema does not have, exactly as sent (digests use these). */
+  /** The arguments the tool's own schema has, exactly as sent (digests use these). */
   readonly arguments: JsonObject;
   /** Values of guard-owned arguments (`idempotency_key`, `separate`, …), validated. */
   readonly guardArguments: { readonly [name: string]: Json };
@@ -38,11 +36,84 @@ export interface ToolCall {
   readonly signal: AbortSignal;
 }
 
+/** What a guard's `check` receives: the call, with the tool's input type. */
+export interface CallGuardContext<TInput = unknown> {
+  readonly tool: GuardedTool;
+  readonly connection: Connection;
+  readonly input: TInput;
+  readonly guardArguments: { readonly [name: string]: Json };
+  readonly now: Date;
+  /** Adds a public, non-secret note to this call's audit row. */
+  note(text: string): void;
+}
+
+/**
+ * What a `unit` guard's `check` receives: the call, and the services built for
+ * it from the unit of work's handle, every outward port closed.
+ */
+export interface UnitGuardContext<TInput = unknown, TServices = unknown> extends CallGuardContext<TInput> {
+  readonly services: TServices;
+}
+
+/** Where a guard runs. Core owns the order; a guard names its stage, never a list position. */
+export type GuardStage = 'call' | 'unit';
+
+interface GuardBase {
+  /** Names the guard in stack traces, logs and docs. */
+  readonly name: string;
+  /** The effect classes the guard applies to when installed server-wide; all when absent. */
+  readonly effects?: readonly Effect[] | undefined;
+  /** Runs on every request before credentials (HTTP and stdio): the admission stage. */
+  readonly gate?: GateCheck | undefined;
+  /**
+   * Runs once per `tools/list` and `tools/call` with the authenticated
+   * connection (e.g. a tenant switched off). A refusal hides every tool from
+   * the listing and refuses the call with its code: listing and calling share
+   * this one decision.
+   */
+  readonly connection?: ((connection: Connection) => Promise<ToolErrorInit | undefined>) | undefined;
+  /** Arguments this guard adds to the advertised input of the tools it guards. */
+  readonly arguments?: { readonly [name: string]: GuardArgument } | undefined;
+  /**
+   * Checks, when the server is built, that the guarded tool fits (e.g. an
+   * update tool requires `version`); throws a `ConfigurationError`.
+   */
+  readonly verify?: ((tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>) => void) | undefined;
+}
+
+/**
+ * A stateless check after the arguments are read, before the replay claim:
+ * returns a refusal, or nothing to let the call go on.
+ */
+export interface CallGuard<TInput = unknown> extends GuardBase {
+  readonly stage?: 'call';
+  check?(context: CallGuardContext<TInput>): Promise<ToolErrorInit | undefined> | ToolErrorInit | undefined;
+}
+
+/**
+ * A check-then-act guard (version, batch, …): runs inside the unit of work,
+ * on the unit's own services, right before the tool runs, so its check and
+ * the write commit together. Only on write and outward tools.
+ */
+export interface UnitGuard<TInput = unknown, TServices = unknown> extends GuardBase {
+  readonly stage: 'unit';
+  check(
+    context: UnitGuardContext<TInput, TServices>,
+  ): Promise<ToolErrorInit | undefined> | ToolErrorInit | undefined;
+}
+
+/**
+ * A server-side check. It decides and returns a refusal, or nothing; it never
+ * calls the rest of the pipeline, never renders a response and never sees an
+ * outward port.
+ */
+export type Guard<TInput = unknown, TServices = unknown> = CallGuard<TInput> | UnitGuard<TInput, TServices>;
+
 /** A successful result: presenter output. */
 export interface ResultOutcome {
   readonly kind: 'result';
   readonly data: JsonObject;
-  /** Set when a replay guard answered from its cache (I10). */
+  /** Set when the replay stage answered from its record (I10). */
   readonly replayed?: boolean;
   /** Public ids of the objects touched, for logs and audit. */
   readonly objectIds?: readonly string[];
@@ -60,37 +131,8 @@ export interface RefusedOutcome {
   readonly error: ToolErrorInit;
 }
 
-/** What a guard or the tool produces. Core renders it; guards never build MCP results. */
+/** What the pipeline produces. Core renders it; guards never build MCP results. */
 export type Outcome = ResultOutcome | PreviewOutcome | RefusedOutcome;
-
-/** Calls the rest of the chain: further guards, then the tool. */
-export type Next = () => Promise<Outcome>;
-
-/**
- * A server-side gate around tool execution. It decides: it returns `next()`
- * to let the call proceed, returns a refusal, or answers itself (a replay).
- * It never renders a transport response.
- *
- * A guard may also (or only) act at the transport gate, before credentials
- * are looked at (`gate`): the global kill switch answers 503 there.
- */
-export interface Guard {
-  /** Names the guard in stack traces, logs and docs. */
-  readonly name: string;
-  /** The effect classes `handle` applies to; all when absent. */
-  readonly effects?: readonly Effect[] | undefined;
-  /** Runs around each tool call of the listed effect classes. */
-  readonly handle?: ((call: ToolCall, next: Next) => Promise<Outcome>) | undefined;
-  /** Runs on every request before credentials (HTTP and stdio). */
-  readonly gate?: GateCheck | undefined;
-  /** Arguments this guard adds to the advertised input of the tools it guards. */
-  readonly arguments?: { readonly [name: string]: GuardArgument } | undefined;
-  /**
-   * Checks, when the server is built, that the guarded tool fits (e.g. a create
-   * tool's sibling update tool is registered); throws a `ConfigurationError`.
-   */
-  readonly verify?: ((tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>) => void) | undefined;
-}
 
 /** A tool as a guard's `verify` sees it when the server is built. */
 export interface PlannedTool {
@@ -100,6 +142,8 @@ export interface PlannedTool {
   readonly inputSchema: JsonSchema;
   /** Names of the guards around the tool. */
   readonly guards: readonly string[];
+  /** Whether the tool declares `creates` (a create tool, I11). */
+  readonly creates: boolean;
 }
 
 /** A refusal outcome. */
@@ -107,23 +151,39 @@ export function refuse(error: ToolErrorInit): RefusedOutcome {
   return { kind: 'refused', error };
 }
 
+const FACETS = ['check', 'gate', 'connection', 'verify'] as const;
+
 /**
  * Declares a guard, validating its shape up front.
  *
  * @example
- * const business = defineGuard({ name: 'businessHours', effects: ['write'], handle: (call, next) => next() });
+ * const business = defineGuard({ name: 'businessHours', effects: ['write'], check: ({ now }) => … });
  */
-export function defineGuard(guard: Guard): Guard {
+export function defineGuard<TInput = unknown, TServices = unknown>(
+  guard: Guard<TInput, TServices>,
+): Guard<TInput, TServices> {
   if (typeof guard.name !== 'string' || guard.name === '') {
     throw new ConfigurationError('A guard needs a non-empty name.');
   }
-  if (guard.handle === undefined && guard.gate === undefined) {
-    throw new ConfigurationError(`Guard ${guard.name}: give handle(), gate(), or both.`);
+  const stage = guard.stage ?? 'call';
+  if (stage !== 'call' && stage !== 'unit') {
+    throw new ConfigurationError(`Guard ${guard.name}: stage must be "call" or "unit".`);
   }
-  for (const facet of ['handle', 'gate'] as const) {
+  if ('handle' in guard) {
+    throw new ConfigurationError(
+      `Guard ${guard.name}: handle(call, next) is gone; give check(context) and a stage ("call" or "unit").`,
+    );
+  }
+  if (guard.check === undefined && guard.gate === undefined && guard.connection === undefined) {
+    throw new ConfigurationError(`Guard ${guard.name}: give check(), gate(), connection(), or several.`);
+  }
+  for (const facet of FACETS) {
     if (guard[facet] !== undefined && typeof guard[facet] !== 'function') {
       throw new ConfigurationError(`Guard ${guard.name}: ${facet} must be a function.`);
     }
   }
   return Object.freeze({ ...guard });
 }
+
+/** The stage a guard runs in. */
+export const stageOf = (guard: Guard): GuardStage => guard.stage ?? 'call';

@@ -1,9 +1,12 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
-import type { ToolDefinition, ToolListing } from '../tool.js';
+import { EFFECT_TRAITS, type Effect } from '../effects.js';
+import type { Creates, ToolDefinition, ToolListing } from '../tool.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
-import type { Guard } from './guard.js';
+import { duplicateCheck } from './duplicate.js';
+import { type CallGuard, type Guard, type GuardArgument, stageOf, type UnitGuard } from './guard.js';
+import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_KEY } from './replay.js';
 import { compileOutputCheck, type OutputCheck } from './output.js';
 
 interface PlannedArgument {
@@ -11,11 +14,24 @@ interface PlannedArgument {
   readonly validate: (value: unknown) => boolean;
 }
 
+/**
+ * How core runs a tool: a read; a silent write (replay claim, unit of work);
+ * an outward tool's preview (I9); or `confirm_action`.
+ */
+export type PlanKind = 'read' | 'write' | 'preview' | 'confirm';
+
 /** A tool as one server runs it, computed once when the server is built. */
 export interface ToolPlan<TRight extends string, TServices> {
   readonly tool: ToolDefinition<TRight, TServices>;
-  /** Server guards for the tool's effect, then the tool's own; only those with `handle`. */
-  readonly chain: readonly Guard[];
+  readonly kind: PlanKind;
+  /** The rate bucket a call takes its token from: the effect class, `read` for built-ins. */
+  readonly bucket: Effect;
+  /** Stateless guards, after the arguments are read (server-wide for the effect, then the tool's). */
+  readonly callGuards: readonly CallGuard[];
+  /** Check-then-act guards, inside the unit of work (the create check first, then the tool's). */
+  readonly unitGuards: readonly UnitGuard[];
+  /** Every guard's name, in stage order, for `verify` and docs. */
+  readonly guardNames: readonly string[];
   /** The tool's listing with guard-owned arguments merged into its input schema. */
   readonly listing: ToolListing;
   readonly guardArguments: ReadonlyMap<string, PlannedArgument>;
@@ -37,29 +53,54 @@ function mergeSchema(
   return Object.freeze({ ...own, properties, ...(required.length > 0 ? { required } : {}) });
 }
 
-/** Plans a tool for a server: its guard chain, guard-owned arguments and advertised listing. */
+function kindOf(tool: Pick<ToolDefinition, 'runtime' | 'effect'>): PlanKind {
+  if (tool.runtime.confirms) return 'confirm';
+  if (tool.effect === 'read') return 'read';
+  return EFFECT_TRAITS[tool.effect].twoStep ? 'preview' : 'write';
+}
+
+/**
+ * Plans a tool for a server: its kind and rate bucket, its guards by stage,
+ * guard-owned arguments (the replay stage's `idempotency_key` on writes and
+ * confirmations, a create's `separate` + `reason`) and the advertised listing.
+ * Refuses a `unit` guard on a read tool: it would have no unit of work.
+ */
 export function planTool<TRight extends string, TServices>(
   tool: ToolDefinition<TRight, TServices>,
   serverGuards: readonly Guard[],
   ajv: Ajv2020,
   outputAjv: Ajv2020,
 ): ToolPlan<TRight, TServices> {
-  const guards = [
-    ...serverGuards.filter((g) => !g.effects || g.effects.includes(tool.effect)),
+  const kind = kindOf(tool as unknown as ToolDefinition);
+  const builtIn = tool.runtime.run === undefined;
+  const applies = (g: Guard) => !g.effects || g.effects.includes(tool.effect);
+  const server = serverGuards.filter((g) => applies(g) && !(builtIn && stageOf(g) === 'unit'));
+  const guards: Guard[] = [
+    ...(tool.creates ? [duplicateCheck(tool.creates as Creates<unknown, unknown>)] : []),
+    ...server,
     ...tool.guards,
   ];
+  const callGuards = guards.filter((g): g is CallGuard => stageOf(g) === 'call' && g.check !== undefined);
+  const unitGuards = guards.filter((g): g is UnitGuard => stageOf(g) === 'unit');
+  if (unitGuards.length > 0 && (kind === 'read' || kind === 'confirm')) {
+    throw new ConfigurationError(
+      `Tool ${tool.name}: guard ${unitGuards[0]!.name} runs in the unit of work, which ${kind === 'read' ? 'a read tool' : 'confirm_action'} does not open; use a call-stage guard.`,
+    );
+  }
   const own = new Set(Object.keys((tool.listing.inputSchema.properties as JsonObject | undefined) ?? {}));
   const extra = new Map<string, { schema: JsonSchema; required: boolean; guard: string }>();
-  for (const guard of guards) {
-    for (const [name, argument] of Object.entries(guard.arguments ?? {})) {
-      const clash = own.has(name) ? 'the tool' : extra.get(name)?.guard;
-      if (clash) {
-        throw new ConfigurationError(
-          `Tool ${tool.name}: guard ${guard.name} adds argument "${name}", which ${clash} already has.`,
-        );
-      }
-      extra.set(name, { schema: argument.schema, required: argument.required ?? false, guard: guard.name });
+  const add = (owner: string, name: string, argument: GuardArgument) => {
+    const clash = own.has(name) ? 'the tool' : extra.get(name)?.guard;
+    if (clash) {
+      throw new ConfigurationError(
+        `Tool ${tool.name}: ${owner} adds argument "${name}", which ${clash} already has.`,
+      );
     }
+    extra.set(name, { schema: argument.schema, required: argument.required ?? false, guard: owner });
+  };
+  if (kind === 'write' || kind === 'confirm') add('the replay stage', IDEMPOTENCY_KEY, IDEMPOTENCY_ARGUMENT);
+  for (const guard of guards) {
+    for (const [name, argument] of Object.entries(guard.arguments ?? {})) add(`guard ${guard.name}`, name, argument);
   }
   const guardArguments = new Map(
     [...extra].map(([name, a]) => [name, { required: a.required, validate: ajv.compile(a.schema) }] as const),
@@ -70,7 +111,11 @@ export function planTool<TRight extends string, TServices>(
   });
   return Object.freeze({
     tool,
-    chain: Object.freeze(guards.filter((g) => g.handle)),
+    kind,
+    bucket: builtIn ? 'read' : tool.effect,
+    callGuards: Object.freeze(callGuards),
+    unitGuards: Object.freeze(unitGuards),
+    guardNames: Object.freeze([...callGuards, ...unitGuards].map((g) => g.name)),
     listing,
     guardArguments,
     checkOutput: compileOutputCheck(listing, outputAjv),

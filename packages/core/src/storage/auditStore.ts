@@ -28,9 +28,14 @@ export interface AuditQuery {
   readonly limit: number;
 }
 
-/** Append-only audit rows. Ids must sort by time (ULIDs do). */
+/**
+ * Append-only audit rows. Ids must sort by time (ULIDs do). Core appends a
+ * write's row inside the unit of work and passes its handle as `unit`: a
+ * store in the host's database writes it in that transaction, so the row
+ * and the write commit together.
+ */
 export interface AuditStore {
-  append(row: AuditRow): Promise<void>;
+  append(row: AuditRow, unit?: unknown): Promise<void>;
   list(query: AuditQuery): Promise<readonly AuditRow[]>;
 }
 
@@ -43,7 +48,7 @@ export class MemoryAuditStore implements AuditStore {
     return this.#rows;
   }
 
-  async append(row: AuditRow): Promise<void> {
+  async append(row: AuditRow, _unit?: unknown): Promise<void> {
     this.#rows.push(Object.freeze({ ...row, objectIds: Object.freeze([...row.objectIds]) }));
   }
 

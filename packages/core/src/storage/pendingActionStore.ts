@@ -38,7 +38,12 @@ export interface PendingAction {
 export interface PendingActionStore {
   insert(action: PendingAction): Promise<void>;
   findByTokenHash(tokenHash: string): Promise<PendingAction | undefined>;
-  transition(id: string, from: readonly PendingStatus[], to: PendingStatus): Promise<boolean>;
+  /**
+   * `unit` is the unit of work's handle when core marks an action executed
+   * inside it (so the mark commits with the action); absent, the transition
+   * commits on its own.
+   */
+  transition(id: string, from: readonly PendingStatus[], to: PendingStatus, unit?: unknown): Promise<boolean>;
   /** Deletes actions that expired before `before`; returns how many. */
   purge(before: number): Promise<number>;
 }
@@ -65,7 +70,12 @@ export class MemoryPendingActionStore implements PendingActionStore {
     return id === undefined ? undefined : this.#byId.get(id);
   }
 
-  async transition(id: string, from: readonly PendingStatus[], to: PendingStatus): Promise<boolean> {
+  async transition(
+    id: string,
+    from: readonly PendingStatus[],
+    to: PendingStatus,
+    _unit?: unknown,
+  ): Promise<boolean> {
     const action = this.#byId.get(id);
     if (!action || !from.includes(action.status)) return false;
     this.#byId.set(id, Object.freeze({ ...action, status: to }));

@@ -13,10 +13,13 @@ export type TakeResult =
 
 /**
  * Rate buckets per connection and effect class (I7). `take` atomically
- * refills and removes one token; replicas share buckets by sharing a store.
+ * refills and removes one token; `refund` puts one back (never above
+ * capacity), for a call answered without running (a replay). Replicas share
+ * buckets by sharing a store.
  */
 export interface RateBucketStore {
   take(key: string, limit: BucketLimit, now: number): Promise<TakeResult>;
+  refund(key: string, limit: BucketLimit, now: number): Promise<void>;
 }
 
 /** A {@link RateBucketStore} in process memory; idle buckets are evicted once full again. */
@@ -41,5 +44,15 @@ export class MemoryRateBucketStore implements RateBucketStore {
     }
     this.#buckets.set(key, { tokens: tokens - 1, at: now }, now + refillMs, now);
     return { ok: true, remaining: Math.floor(tokens - 1) };
+  }
+
+  async refund(key: string, limit: BucketLimit, now: number): Promise<void> {
+    const bucket = this.#buckets.get(key, now);
+    if (!bucket) return; // an evicted bucket is full already
+    const tokens = Math.min(
+      limit.capacity,
+      bucket.tokens + 1 + ((now - bucket.at) / 1000) * limit.refillPerSecond,
+    );
+    this.#buckets.set(key, { tokens, at: now }, now + (limit.capacity / limit.refillPerSecond) * 1000, now);
   }
 }

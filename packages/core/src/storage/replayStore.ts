@@ -3,45 +3,54 @@ import { ExpiringMap } from './expiringMap.js';
 
 /** What {@link ReplayStore.begin} found for a fingerprint. */
 export type ReplayBegin =
-  /** The caller now owns the fingerprint and must `complete` or `release` it. */
-  | { readonly state: 'started' }
+  /**
+   * The caller now owns the fingerprint and must `complete` or `release` it,
+   * presenting `fence`: a token unique to this claim, so a call whose lease ran
+   * out and was taken over cannot complete over the newer claim.
+   */
+  | { readonly state: 'started'; readonly fence: string }
   /** An identical call is running; its result is not known yet. */
   | { readonly state: 'running'; readonly argumentsDigest: string }
   /** An earlier call finished; its presented result, ready to return. */
   | { readonly state: 'completed'; readonly argumentsDigest: string; readonly result: JsonObject };
 
 /**
- * Replay records of silent writes (I10). `begin` is insert-if-absent: of many
- * concurrent callers with one key exactly one gets `started`. Records expire
+ * Replay records of writes and confirmations (I10). `begin` is
+ * insert-if-absent and commits on its own: of many concurrent callers with
+ * one key exactly one gets `started`, with a fencing token. Records expire
  * after the window; a `started` record that is never completed expires after
- * its lease, so a crashed call cannot block the key for ever.
+ * its lease, so a crashed call cannot block the key for ever, and the next
+ * claim gets a new fence.
  */
 export interface ReplayStore {
   begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin>;
   /**
    * Stores the presented result (one-time fields already removed) for the
-   * window, with the digest of the arguments that produced it: the one given
-   * here, not one read back, since the `started` record may have expired and
-   * been swept while the call ran.
+   * window, only while `fence` is the key's current claim; returns whether it
+   * did. Core calls it inside the unit of work, so a store sharing the
+   * host's database commits it with the write (`unit` is the unit's handle).
    */
   complete(
     key: string,
+    fence: string,
     argumentsDigest: string,
     result: JsonObject,
     windowMs: number,
     now: number,
-  ): Promise<void>;
-  /** Forgets a started key whose call failed, so a retry may run. A completed result is never released. */
-  release(key: string): Promise<void>;
+    unit?: unknown,
+  ): Promise<boolean>;
+  /** Forgets a running claim whose call failed, if `fence` is still its claim, so a retry may run. */
+  release(key: string, fence: string): Promise<void>;
 }
 
 type Entry =
-  | { state: 'running'; argumentsDigest: string }
+  | { state: 'running'; argumentsDigest: string; fence: string }
   | { state: 'completed'; argumentsDigest: string; result: JsonObject };
 
 /** A {@link ReplayStore} in process memory: tests, demos, single-process servers. */
 export class MemoryReplayStore implements ReplayStore {
   readonly #entries = new ExpiringMap<string, Entry>();
+  #fences = 0;
 
   /** Live records, for tests of bounded memory. */
   get size(): number {
@@ -50,22 +59,31 @@ export class MemoryReplayStore implements ReplayStore {
 
   async begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin> {
     const found = this.#entries.get(key, now);
+    if (found?.state === 'running') return { state: 'running', argumentsDigest: found.argumentsDigest };
     if (found) return found;
-    this.#entries.set(key, { state: 'running', argumentsDigest }, now + leaseMs, now);
-    return { state: 'started' };
+    const fence = `f${++this.#fences}`;
+    this.#entries.set(key, { state: 'running', argumentsDigest, fence }, now + leaseMs, now);
+    return { state: 'started', fence };
   }
 
   async complete(
     key: string,
+    fence: string,
     argumentsDigest: string,
     result: JsonObject,
     windowMs: number,
     now: number,
-  ): Promise<void> {
+    _unit?: unknown,
+  ): Promise<boolean> {
+    const current = this.#entries.get(key, Number.NEGATIVE_INFINITY);
+    // A lapsed lease nobody took over still completes; a newer claim wins.
+    if (current && (current.state !== 'running' || current.fence !== fence)) return false;
     this.#entries.set(key, { state: 'completed', argumentsDigest, result }, now + windowMs, now);
+    return true;
   }
 
-  async release(key: string): Promise<void> {
-    if (this.#entries.get(key, Number.NEGATIVE_INFINITY)?.state === 'running') this.#entries.delete(key);
+  async release(key: string, fence: string): Promise<void> {
+    const current = this.#entries.get(key, Number.NEGATIVE_INFINITY);
+    if (current?.state === 'running' && current.fence === fence) this.#entries.delete(key);
   }
 }

@@ -19,6 +19,15 @@ export interface BucketStep {
  * runs backwards (clock skew between processes) refills nothing and never
  * moves the bucket's clock back.
  */
+/** Puts one token back (a call answered without running), never above capacity. */
+export function refundToken(state: BucketState, limit: BucketLimit, now: number): BucketStep {
+  const elapsedMs = Math.max(0, now - state.at);
+  const at = Math.max(state.at, now);
+  const tokens = Math.min(limit.capacity, state.tokens + 1 + (elapsedMs / 1000) * limit.refillPerSecond);
+  const expiresAt = at + ((limit.capacity - tokens) / limit.refillPerSecond) * 1000;
+  return { answer: { ok: true, remaining: Math.floor(tokens) }, next: { tokens, at }, expiresAt };
+}
+
 export function takeToken(state: BucketState | undefined, limit: BucketLimit, now: number): BucketStep {
   const start = state ?? { tokens: limit.capacity, at: now };
   const elapsedMs = Math.max(0, now - start.at);

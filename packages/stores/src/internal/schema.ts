@@ -82,4 +82,9 @@ CREATE TABLE gatehouse_credentials (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'replay fencing tokens',
+    sql: `ALTER TABLE gatehouse_replay ADD COLUMN fence TEXT;`,
+  },
 ];

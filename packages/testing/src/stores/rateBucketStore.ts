@@ -28,6 +28,19 @@ export function describeRateBucketStore(name: string, factory: StoreFactory<Rate
       ]);
     });
 
+    it('gives a refunded token back, never above the capacity', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      for (let i = 0; i < 3; i++) await store.take('c1:write', limit, 0);
+      expect((await store.take('c1:write', limit, 0)).ok).toBe(false);
+      await store.refund('c1:write', limit, 0);
+      expect(await store.take('c1:write', limit, 0)).toEqual({ ok: true, remaining: 0 });
+      await store.refund('c1:fresh', limit, 0); // an unknown bucket is full: nothing to give back
+      for (let i = 0; i < 3; i++) await store.refund('c1:fresh', limit, 0);
+      const takes = [];
+      for (let i = 0; i < 4; i++) takes.push((await store.take('c1:fresh', limit, 0)).ok);
+      expect(takes).toEqual([true, true, true, false]);
+    });
+
     it('grants exactly the capacity to 1,000 concurrent takes', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
       const answers = await concurrently(1000, () =>

@@ -1,10 +1,11 @@
-import type { ReplayStore } from '@gatehousejs/core';
+import type { ReplayBegin, ReplayStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, counted, openFixture, restarted, type StoreFactory } from './fixture.js';
 
 /**
  * Registers the contract every {@link ReplayStore} must keep (I10): exactly one
- * of 1,000 concurrent `begin` calls on a key gets `started`; a completed result
+ * of 1,000 concurrent `begin` calls on a key gets `started`, each claim with
+ * its own fencing token, and only the current claim completes; a completed result
  * is returned with the first digest inside its window and forgotten at its end;
  * an abandoned lease frees the key; release frees it for a retry; records
  * survive a restart when the fixture can restart; record count stays bounded.
@@ -13,6 +14,13 @@ import { concurrently, counted, openFixture, restarted, type StoreFactory } from
  * describeReplayStore('MemoryReplayStore', () => ({ store: new MemoryReplayStore() }));
  */
 export function describeReplayStore(name: string, factory: StoreFactory<ReplayStore>): void {
+  /** Claims `key` and returns its fencing token; fails the test if the claim is refused. */
+  const claim = async (store: ReplayStore, key: string, digest: string, leaseMs: number, now: number) => {
+    const begun: ReplayBegin = await store.begin(key, digest, leaseMs, now);
+    if (begun.state !== 'started') throw new Error(`expected to claim ${key}, found ${begun.state}`);
+    expect(typeof begun.fence).toBe('string');
+    return begun.fence;
+  };
   describe(name, () => {
     it('lets exactly one of 1,000 concurrent callers start a key', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
@@ -22,11 +30,23 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       expect(answers.find((a) => a.state === 'running')).toEqual({ state: 'running', argumentsDigest: 'd1' });
     });
 
+    it('gives every claim its own fencing token, and completes only with the current one', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const first = await claim(store, 'k', 'd', 100, 0);
+      const second = await claim(store, 'k', 'd', 100, 200); // the first lease ran out: taken over
+      expect(second).not.toBe(first);
+      expect(await store.complete('k', first, 'd', { by: 'first' }, 60_000, 210)).toBe(false);
+      await store.release('k', first); // a stale release leaves the newer claim alone
+      expect((await store.begin('k', 'd', 100, 220)).state).toBe('running');
+      expect(await store.complete('k', second, 'd', { by: 'second' }, 60_000, 230)).toBe(true);
+      expect(await store.begin('k', 'd', 100, 240)).toMatchObject({ state: 'completed', result: { by: 'second' } });
+    });
+
     it('returns the completed result with the first digest inside the window', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('k', 'digest-1', 1_000, 0);
+      const fence = await claim(store, 'k', 'digest-1', 1_000, 0);
       const result = { booking: { id: 'b1', tags: ['a', 'b'], price: 12.5, paid: false, note: null } };
-      await store.complete('k', 'digest-1', result, 60_000, 10);
+      expect(await store.complete('k', fence, 'digest-1', result, 60_000, 10)).toBe(true);
       expect(await store.begin('k', 'digest-2', 1_000, 60_009)).toEqual({
         state: 'completed',
         argumentsDigest: 'digest-1',
@@ -36,9 +56,9 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('forgets a completed result the moment its window ends', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('k', 'd', 1_000, 0);
-      await store.complete('k', 'd', { id: 'b1' }, 60_000, 10);
-      expect(await store.begin('k', 'd', 1_000, 60_010)).toEqual({ state: 'started' });
+      const fence = await claim(store, 'k', 'd', 1_000, 0);
+      await store.complete('k', fence, 'd', { id: 'b1' }, 60_000, 10);
+      expect((await store.begin('k', 'd', 1_000, 60_010)).state).toBe('started');
     });
 
     it('frees a key whose lease ran out, so a crashed call cannot block it', async (ctx) => {
@@ -58,17 +78,17 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('frees a released key for a retry', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('k', 'd', 1_000, 0);
-      await store.release('k');
+      const fence = await claim(store, 'k', 'd', 1_000, 0);
+      await store.release('k', fence);
       expect((await store.begin('k', 'd', 1_000, 1)).state).toBe('started');
       expect((await store.begin('k', 'd', 1_000, 2)).state).toBe('running');
     });
 
     it('never erases a completed result on a late release, so the write cannot run again', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('k', 'd', 1_000, 0);
-      await store.complete('k', 'd', { id: 'b1' }, 60_000, 1);
-      await store.release('k');
+      const fence = await claim(store, 'k', 'd', 1_000, 0);
+      await store.complete('k', fence, 'd', { id: 'b1' }, 60_000, 1);
+      await store.release('k', fence);
       expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({
         state: 'completed',
         result: { id: 'b1' },
@@ -77,13 +97,13 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('records a result completed after its lease ran out, with the digest it is given', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('k', 'd1', 10, 0);
+      const fence = await claim(store, 'k', 'd1', 10, 0);
       // other keys' writes at a later time sweep the expired lease of k before it completes
       for (let i = 0; i < 20; i++) {
-        await store.begin(`other${i}`, 'x', 10, 40);
-        await store.complete(`other${i}`, 'x', { i }, 10_000, 40);
+        const other = await claim(store, `other${i}`, 'x', 10, 40);
+        await store.complete(`other${i}`, other, 'x', { i }, 10_000, 40);
       }
-      await store.complete('k', 'd1', { id: 'late' }, 1_000, 50);
+      expect(await store.complete('k', fence, 'd1', { id: 'late' }, 1_000, 50)).toBe(true);
       expect(await store.begin('k', 'd2', 10, 100)).toEqual({
         state: 'completed',
         argumentsDigest: 'd1',
@@ -93,17 +113,17 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('keeps keys independent', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      await store.begin('a', 'd', 1_000, 0);
-      await store.complete('a', 'd', { id: 'a' }, 1_000, 0);
-      expect(await store.begin('b', 'd', 1_000, 0)).toEqual({ state: 'started' });
-      await store.release('b');
+      const a = await claim(store, 'a', 'd', 1_000, 0);
+      await store.complete('a', a, 'd', { id: 'a' }, 1_000, 0);
+      const b = await claim(store, 'b', 'd', 1_000, 0);
+      await store.release('b', b);
       expect((await store.begin('a', 'd', 1_000, 1)).state).toBe('completed');
     });
 
     it('keeps running and completed records through a restart', async (ctx) => {
       const fixture = await openFixture(factory, ctx);
-      await fixture.store.begin('done', 'd1', 1_000, 0);
-      await fixture.store.complete('done', 'd1', { id: 'b1' }, 60_000, 0);
+      const done = await claim(fixture.store, 'done', 'd1', 1_000, 0);
+      await fixture.store.complete('done', done, 'd1', { id: 'b1' }, 60_000, 0);
       await fixture.store.begin('busy', 'd2', 1_000, 0);
       const store = await restarted(fixture, ctx);
       expect(await store.begin('done', 'x', 1_000, 10)).toEqual({
@@ -117,8 +137,8 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     it('stays bounded: expired records are swept as new ones arrive', async (ctx) => {
       const fixture = await openFixture(factory, ctx);
       for (let i = 0; i < 3_000; i++) {
-        await fixture.store.begin(`k${i}`, 'd', 10, i);
-        await fixture.store.complete(`k${i}`, 'd', { i }, 100, i);
+        const fence = await claim(fixture.store, `k${i}`, 'd', 10, i);
+        await fixture.store.complete(`k${i}`, fence, 'd', { i }, 100, i);
       }
       expect(await counted(fixture, ctx)).toBeLessThan(300);
     });

@@ -1,5 +1,5 @@
-import { type ToolDefinition, ToolError } from '@gatehousejs/core';
-import { batchGuard, duplicateGuard, versionGuard } from '@gatehousejs/guards';
+import { type Creates, type ToolDefinition, ToolError } from '@gatehousejs/core';
+import { batchGuard, versionGuard } from '@gatehousejs/guards';
 import type { z } from 'zod';
 import type { Right } from '../../domain/model.js';
 import { bookingListPresenter, bookingPresenter } from '../../presenters.js';
@@ -11,35 +11,31 @@ import {
 } from '../../schemas.js';
 import type { BatchSelection } from '../../services/bookingWrites.js';
 import type { Services } from '../../services/index.js';
-import type { BookingGatehouse, Lookups } from '../gatehouse.js';
+import type { BookingGatehouse } from '../gatehouse.js';
 
 type CreateInput = z.output<typeof createBookingInput>;
 type UpdateInput = z.output<typeof updateBookingInput>;
 type RescheduleInput = z.output<typeof rescheduleBookingsInput>;
 
 /** The business key of a create (I11): the customer and the exact start. */
-const duplicateOf = (lookups: Lookups) =>
-  duplicateGuard<CreateInput>({
-    updateTool: 'update_booking',
-    noun: 'booking',
-    key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at.toInstant().toString() }),
-    find: async ({ input, connection }) =>
-      lookups
-        .servicesFor(connection)
-        .bookings.findSameStart(input.customer_id, input.starts_at.epochMilliseconds),
-  });
+const createsBooking: Creates<CreateInput, Services> = {
+  updateTool: 'update_booking',
+  noun: 'booking',
+  key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at.toInstant().toString() }),
+  find: ({ input, services }) =>
+    services.bookings.findSameStart(input.customer_id, input.starts_at.epochMilliseconds),
+};
 
 /** The booking as the caller would read it now, for a stale version's `conflict` (I12). */
-const versionOf = (lookups: Lookups) =>
-  versionGuard<UpdateInput>({
-    readTool: 'get_booking',
-    current: async ({ input, connection }) => {
-      const booking = lookups.servicesFor(connection).bookings.lookup(input.id);
-      if (!booking) return undefined;
-      const object = bookingPresenter.present(booking, { now: lookups.clock() });
-      return { version: object.version, object };
-    },
-  });
+const versionOfBooking = versionGuard<UpdateInput, Services>({
+  readTool: 'get_booking',
+  current: ({ input, services, now }) => {
+    const booking = services.bookings.lookup(input.id);
+    if (!booking) return undefined;
+    const object = bookingPresenter.present(booking, { now });
+    return { version: object.version, object };
+  },
+});
 
 /** A batch filter in the service's terms. */
 const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
@@ -50,21 +46,20 @@ const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
 });
 
 /** The bounded-batch guard (I13): a filter's matches are counted and listed before anything moves. */
-const batchOf = (lookups: Lookups) =>
-  batchGuard<RescheduleInput>({
-    maxSize: 50,
-    match: async ({ input, connection }) => {
-      if (!input.filter) return { total: 0, sample: [] };
-      const found = lookups.servicesFor(connection).bookings.match(filterOf(input.filter));
-      const sample = found.bookings.map((b) => ({
-        id: b.id,
-        customer: b.customer.name,
-        starts_at_utc: b.startsAt.toInstant().toString(),
-        status: b.status,
-      }));
-      return { total: found.total, sample };
-    },
-  });
+const batchOfBookings = batchGuard<RescheduleInput, Services>({
+  maxSize: 50,
+  match: ({ input, services }) => {
+    if (!input.filter) return { total: 0, sample: [] };
+    const found = services.bookings.match(filterOf(input.filter));
+    const sample = found.bookings.map((b) => ({
+      id: b.id,
+      customer: b.customer.name,
+      starts_at_utc: b.startsAt.toInstant().toString(),
+      status: b.status,
+    }));
+    return { total: found.total, sample };
+  },
+});
 
 function selectionOf(input: RescheduleInput): BatchSelection {
   if (input.ids && input.filter) {
@@ -87,7 +82,7 @@ function selectionOf(input: RescheduleInput): BatchSelection {
 }
 
 /** `create_booking`, `update_booking` and `reschedule_bookings`: silent writes through the booking service. */
-export function bookingWriteTools(gh: BookingGatehouse, lookups: Lookups): ToolDefinition<Right, Services>[] {
+export function bookingWriteTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
   return [
     gh.defineTool({
       name: 'create_booking',
@@ -98,7 +93,7 @@ export function bookingWriteTools(gh: BookingGatehouse, lookups: Lookups): ToolD
       requires: ['bookings.write'],
       input: createBookingInput,
       presenter: bookingPresenter,
-      guards: [duplicateOf(lookups)],
+      creates: createsBooking,
       run: ({ input, services }) => services.bookings.create(newBookingOf(input)),
     }),
     gh.defineTool({
@@ -110,7 +105,7 @@ export function bookingWriteTools(gh: BookingGatehouse, lookups: Lookups): ToolD
       requires: ['bookings.write'],
       input: updateBookingInput,
       presenter: bookingPresenter,
-      guards: [versionOf(lookups)],
+      guards: [versionOfBooking],
       run: ({ input, services }) =>
         services.bookings.update(input.id, input.version, {
           technicianId: input.technician_id,
@@ -129,7 +124,7 @@ export function bookingWriteTools(gh: BookingGatehouse, lookups: Lookups): ToolD
       requires: ['bookings.write'],
       input: rescheduleBookingsInput,
       presenter: bookingListPresenter,
-      guards: [batchOf(lookups)],
+      guards: [batchOfBookings],
       run: ({ input, services }) => ({
         bookings: services.bookings.reschedule(selectionOf(input), input.shift_minutes),
       }),

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@gatehousejs/core';
 import type { Right } from '../../domain/model.js';
 import type { Services } from '../../services/index.js';
-import type { BookingGatehouse, Lookups } from '../gatehouse.js';
+import type { BookingGatehouse } from '../gatehouse.js';
 import { alertTools } from './alerts.js';
 import { bookingReadTools } from './bookings.js';
 import { bookingWriteTools } from './bookingWrites.js';
@@ -11,12 +11,12 @@ import { outreachTools } from './outreach.js';
 import { technicianTools } from './technicians.js';
 
 /** Every tool of the booking product, in the order `tools/list` shows them. */
-export function bookingTools(gh: BookingGatehouse, lookups: Lookups): ToolDefinition<Right, Services>[] {
+export function bookingTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
   return [
     ...customerTools(gh),
     ...technicianTools(gh),
     ...bookingReadTools(gh),
-    ...bookingWriteTools(gh, lookups),
+    ...bookingWriteTools(gh),
     ...outreachTools(gh),
     ...alertTools(gh),
     ...deleteBookingTools(gh),

@@ -1,0 +1,350 @@
+/**
+ * The call pipeline: every `tools/call` runs through `runCall`, top to
+ * bottom, in this order. Core owns it; hosts add guards to named stages.
+ *
+ *   (admission: gate checks, Host/Origin, credential → the transport, before this)
+ *   1. lookup and visibility    one decision shared with tools/list (I6, I7)
+ *   2. rate token               from the tool's bucket, before any argument work (I7)
+ *   3. capped arguments         shape caps, then guard-owned, then the tool's schema (I14)
+ *   4. call guards              stateless checks
+ *   5. by kind:
+ *      read     run → present
+ *      preview  unit guards (read-only) → prepare, outward ports closed → pending action (I9)
+ *      write    replay claim, committed on its own (I10)
+ *               → unit of work { unit guards → run → audit row → replay completion } (I15)
+ *      confirm  replay claim → open the pending action (refusals kill the token, on their own)
+ *               → the target's visibility and call guards
+ *               → unit of work { unit guards → fresh prepare, content check → run
+ *                                → executed mark → audit row → replay completion }
+ *   (present and validate against the outputSchema, render: the server, after this)
+ */
+import type { ConfirmBook } from '../confirm.js';
+import type { Connection } from '../context.js';
+import { ToolError, type ToolErrorInit } from '../errors.js';
+import { digest } from '../hashing.js';
+import type { JsonObject } from '../json.js';
+import type { PendingAction } from '../storage/pendingActionStore.js';
+import type { ArgumentCaps } from './caps.js';
+import { appendAudit, CallServices, objectIdsOf, prepareTool, type Runner, runTool } from './execute.js';
+import { type Outcome, refuse, type ToolCall } from './guard.js';
+import { readArguments, type ToolPlan } from './plan.js';
+import type { RateStage, RateToken } from './rate.js';
+import { REPLAY_NOTE, type ReplayClaim, type ReplayStage } from './replay.js';
+import type { UnitOfWork } from './unitOfWork.js';
+import type { Visibility } from './visibility.js';
+
+/** What the pipeline is built from, once per server. */
+export interface PipelineParts<TRight extends string, TServices> {
+  readonly plans: ReadonlyMap<string, ToolPlan<TRight, TServices>>;
+  readonly runner: Runner<TRight, TServices>;
+  readonly visibility: Visibility;
+  readonly rate: RateStage | undefined;
+  readonly caps: ArgumentCaps;
+  readonly replay: ReplayStage | undefined;
+  readonly unitOfWork: UnitOfWork;
+  readonly confirm: ConfirmBook | undefined;
+}
+
+/** Per-call facts the transport knows. */
+export interface CallFacts {
+  readonly requestId: string | number | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly correlationId: string;
+}
+
+/** A refusal thrown inside a unit of work, so it rolls back; turned back into an outcome outside. */
+class UnitRefusal extends Error {
+  constructor(readonly error: ToolErrorInit) {
+    super(error.message);
+  }
+}
+
+/** Thrown inside the confirm unit when the content changed since the preview. */
+class ContentChanged extends Error {}
+
+const unknownTool = (name: string): ToolErrorInit => ({
+  code: 'unknown_tool',
+  message: `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`,
+  fix: 'Call tools/list to see the tools available to this connection.',
+});
+
+const isToken = (taken: RateToken | ToolErrorInit): taken is RateToken => 'key' in taken;
+
+/** Builds the pipeline of one server. */
+export function createPipeline<TRight extends string, TServices>(parts: PipelineParts<TRight, TServices>) {
+  const { plans, runner, visibility, rate, caps, replay, unitOfWork, confirm } = parts;
+
+  const callOf = (
+    plan: ToolPlan<TRight, TServices>,
+    connection: Connection,
+    read: { input: unknown; own: JsonObject; guardArguments: ToolCall['guardArguments'] },
+    facts: CallFacts,
+    notes: string[],
+  ): ToolCall => {
+    let signal = facts.signal;
+    return {
+      tool: plan.tool,
+      connection,
+      input: read.input,
+      arguments: read.own,
+      guardArguments: read.guardArguments,
+      note: (text) => notes.push(text),
+      requestId: facts.requestId,
+      correlationId: facts.correlationId,
+      now: runner.clock(),
+      // Made on first use: most calls never read it, and a controller per call is measurable.
+      get signal() {
+        signal ??= new AbortController().signal;
+        return signal;
+      },
+    };
+  };
+
+  /** Step 4: the stateless guards, in order; the first refusal wins. */
+  async function callGuards(plan: ToolPlan<TRight, TServices>, call: ToolCall): Promise<ToolErrorInit | undefined> {
+    for (const guard of plan.callGuards) {
+      const refused = await guard.check?.(call);
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+
+  /** The check-then-act guards on the call's services (outward ports closed). */
+  async function unitGuards(
+    plan: ToolPlan<TRight, TServices>,
+    call: ToolCall,
+    scope: CallServices<TRight, TServices>,
+  ): Promise<ToolErrorInit | undefined> {
+    scope.enter('check');
+    for (const guard of plan.unitGuards) {
+      const refused = await guard.check({ ...call, services: scope.services });
+      scope.assertClean(plan.tool);
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+
+  /** A port violation's audit row, written on its own after the unit of work rolled back (I8). */
+  async function recordViolation(call: ToolCall, scope: CallServices<TRight, TServices> | undefined) {
+    const note = scope?.violationNote();
+    if (!note) return;
+    try {
+      await appendAudit(runner, call.connection, { action: call.tool.name, outcome: 'violation', objectIds: [], note });
+    } catch (error) {
+      runner.report(error, call.correlationId);
+    }
+  }
+
+  /** Runs `work` in a unit of work; a refusal thrown inside comes back as an outcome after the rollback. */
+  async function inUnit(
+    call: ToolCall,
+    work: (unit: unknown) => Promise<Outcome>,
+    scopeOf: () => CallServices<TRight, TServices> | undefined,
+  ): Promise<Outcome> {
+    try {
+      return await unitOfWork.run(work);
+    } catch (error) {
+      await recordViolation(call, scopeOf());
+      if (error instanceof UnitRefusal) return refuse(error.error);
+      throw error;
+    }
+  }
+
+  async function read(plan: ToolPlan<TRight, TServices>, call: ToolCall): Promise<Outcome> {
+    const scope = plan.tool.runtime.run
+      ? new CallServices(runner, plan.tool, call.connection as Connection<TRight>, undefined)
+      : undefined;
+    try {
+      const data = await runTool(runner, plan.tool, call, scope);
+      return { kind: 'result', data, objectIds: objectIdsOf(data) };
+    } catch (error) {
+      await recordViolation(call, scope);
+      throw error;
+    }
+  }
+
+  async function preview(plan: ToolPlan<TRight, TServices>, call: ToolCall): Promise<Outcome> {
+    if (!confirm) throw new Error('An outward tool without the confirm flow.');
+    const scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, undefined);
+    try {
+      const refused = await unitGuards(plan, call, scope);
+      if (refused) return refuse(refused);
+      const prepared = await prepareTool(plan.tool, call, scope);
+      return { kind: 'preview', preview: await confirm.insert(plan.tool, call, prepared, digest(prepared.content)) };
+    } catch (error) {
+      await recordViolation(call, scope);
+      throw error;
+    }
+  }
+
+  /**
+   * The replay claim around a write or a confirmation (I10): a hit answers
+   * at once and gives the rate token back; otherwise `body` runs with the
+   * claim, which it completes inside its unit of work; any other ending
+   * releases the claim so a retry runs.
+   */
+  async function claimed(
+    call: ToolCall,
+    token: RateToken | undefined,
+    body: (claim: ReplayClaim | undefined) => Promise<Outcome>,
+  ): Promise<Outcome> {
+    if (!replay) return body(undefined);
+    const decision = await replay.claim(call);
+    if (decision.kind === 'answer') {
+      if (decision.outcome.kind === 'result' && token && rate) await rate.refund(token);
+      return decision.outcome;
+    }
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await body(decision.claim);
+      return outcome;
+    } finally {
+      if (outcome?.kind !== 'result') await replay.release(decision.claim);
+    }
+  }
+
+  /** Inside the unit: audit row, then the replay completion (only while its fence is current). */
+  async function finish(
+    call: ToolCall,
+    claim: ReplayClaim | undefined,
+    action: string,
+    data: JsonObject,
+    kept: JsonObject,
+    note: string | undefined,
+    unit: unknown,
+  ): Promise<string[]> {
+    const objectIds = objectIdsOf(data);
+    await appendAudit(runner, call.connection, { action, outcome: 'ok', objectIds, note }, unit);
+    if (claim && replay) await replay.complete(claim, call.tool.name, kept, unit);
+    return objectIds;
+  }
+
+  function write(plan: ToolPlan<TRight, TServices>, call: ToolCall, notes: string[], claim: ReplayClaim | undefined) {
+    let scope: CallServices<TRight, TServices> | undefined;
+    return inUnit(
+      call,
+      async (unit) => {
+        if (plan.tool.runtime.run) scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
+        if (scope) {
+          const refused = await unitGuards(plan, call, scope);
+          if (refused) throw new UnitRefusal(refused);
+        }
+        const data = await runTool(runner, plan.tool, call, scope, unit);
+        const note = notes.join('; ') || undefined;
+        const objectIds = await finish(call, claim, plan.tool.name, data, plan.tool.forReplay(data), note, unit);
+        return { kind: 'result', data, objectIds };
+      },
+      () => scope,
+    );
+  }
+
+  /** `confirm_action` (I9): the checks in the order of the I9 table, then the action through the same stages. */
+  async function confirmCall(call: ToolCall, notes: string[], claim: ReplayClaim | undefined): Promise<Outcome> {
+    if (!confirm) throw new Error('confirm_action without the confirm flow.');
+    const { confirm_token: token, confirm_summary: summary } = call.input as {
+      confirm_token: string;
+      confirm_summary: string;
+    };
+    const action = await confirm.claim(token, summary, call);
+    const plan = plans.get(action.tool);
+    if (!plan || plan.kind !== 'preview') {
+      await confirm.kill(action);
+      return refuse({ code: 'not_found', message: `The tool ${action.tool} is no longer served.`, fix: 'Call tools/list.' });
+    }
+    const target: ToolCall = {
+      ...call,
+      tool: plan.tool,
+      input: await plan.tool.runtime.input.parse(action.arguments),
+      arguments: action.arguments,
+      guardArguments: {},
+    };
+    const refused = (await visibility.refusal(plan.tool, call.connection)) ?? (await callGuards(plan, target));
+    if (refused) {
+      await confirm.kill(action);
+      return refuse(refused);
+    }
+    let scope: CallServices<TRight, TServices> | undefined;
+    try {
+      const outcome = await inUnit(
+        target,
+        async (unit) => {
+          scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
+          const refusedInUnit = await unitGuards(plan, target, scope);
+          if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
+          const fresh = await prepareTool(plan.tool, target, scope);
+          if (digest(fresh.content) !== action.contentHash) throw new ContentChanged();
+          const data = await runTool(runner, plan.tool, target, scope);
+          const result = { action: action.tool, pending_action_id: action.id, result: data };
+          await confirm.markExecuted(action, unit);
+          const note = [`confirmed ${action.id}`, ...notes].join('; ');
+          const kept = { ...result, result: plan.tool.forReplay(data) };
+          const objectIds = await finish(call, claim, action.tool, data, kept, note, unit);
+          return { kind: 'result', data: result, objectIds };
+        },
+        () => scope,
+      );
+      if (outcome.kind === 'refused') await confirm.kill(action);
+      return outcome;
+    } catch (error) {
+      if (error instanceof ContentChanged) return changedSincePreview(plan, target, action);
+      if (ToolError.is(error) && error.code === 'store_unavailable') await confirm.release(action);
+      else await confirm.kill(action);
+      throw error;
+    }
+  }
+
+  /** The content changed: the old token dies and a renewed preview comes back, both committed on their own. */
+  async function changedSincePreview(
+    plan: ToolPlan<TRight, TServices>,
+    target: ToolCall,
+    action: PendingAction,
+  ): Promise<Outcome> {
+    await confirm!.kill(action, 'superseded');
+    const renewed = await preview(plan, target);
+    if (renewed.kind !== 'preview') return renewed;
+    return refuse({
+      code: 'changed_since_preview',
+      message: `What ${plan.tool.name} would send changed since the preview; nothing was sent and the old token is dead.`,
+      fix: 'Review the new preview in details.preview and confirm it with its own token.',
+      next: { tool: 'confirm_action', arguments: renewed.preview.next as JsonObject },
+      details: { preview: renewed.preview },
+    });
+  }
+
+  /** Runs one call through every stage and returns its outcome; ToolErrors thrown anywhere are refusals. */
+  async function runCall(connection: Connection<TRight>, name: string, args: unknown, facts: CallFacts): Promise<Outcome> {
+    // 1. lookup and visibility
+    const plan = plans.get(name);
+    if (!plan) return refuse(unknownTool(name));
+    const hidden = await visibility.refusal(plan.tool, connection);
+    if (hidden) return refuse(hidden);
+    // 2. rate token
+    let token: RateToken | undefined;
+    if (rate) {
+      const taken = await rate.take(connection.connectionId, plan.bucket);
+      if (!isToken(taken)) return refuse(taken);
+      token = taken;
+    }
+    // 3. capped arguments
+    const notes: string[] = [];
+    const call = callOf(plan, connection, await readArguments(plan, args, caps), facts, notes);
+    // 4. call guards
+    const refused = await callGuards(plan, call);
+    if (refused) return refuse(refused);
+    // 5. by kind
+    switch (plan.kind) {
+      case 'read':
+        return read(plan, call);
+      case 'preview':
+        return preview(plan, call);
+      case 'write':
+        return claimed(call, token, (claim) => write(plan, call, notes, claim));
+      case 'confirm':
+        return claimed(call, token, (claim) => confirmCall(call, notes, claim));
+    }
+  }
+
+  return Object.freeze({ runCall });
+}
+
+export { REPLAY_NOTE };

@@ -1,0 +1,43 @@
+import { ConfigurationError } from '../errors.js';
+
+/**
+ * The transaction core opens around a write's execution (I10, I15): the
+ * check-then-act guards, the tool's `run`, its audit row and its replay
+ * completion all happen inside `run(work)`, and commit together or not at
+ * all. The handle `work` receives is passed to the host's `services`
+ * factory, so the product's own writes join the same transaction.
+ *
+ * A refusal is never rolled back into acceptance: core writes refusal
+ * bookkeeping (a dead confirm token, a renewed preview) outside any unit of
+ * work, so it commits on its own.
+ */
+export interface UnitOfWork<THandle = unknown> {
+  /**
+   * Whether the host's writes, the audit rows and the replay records commit
+   * together. `false` is the weaker promise: a write may stand without its
+   * audit row or replay record when those fail after it (say so in the host's docs).
+   */
+  readonly atomic: boolean;
+  /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
+  run<T>(work: (handle: THandle) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The unit of work of a host whose data and guard stores are not in one
+ * database (or live in memory): each store commits on its own, so the
+ * promise is weaker (`atomic: false`). Declare it explicitly with
+ * `createServer({ unitOfWork: separateCommits() })`.
+ */
+export function separateCommits(): UnitOfWork<undefined> {
+  return Object.freeze({ atomic: false, run: <T>(work: (handle: undefined) => Promise<T>) => work(undefined) });
+}
+
+/** Validates a unit of work's shape up front. */
+export function checkUnitOfWork(unit: unknown): asserts unit is UnitOfWork {
+  const candidate = unit as Partial<UnitOfWork> | undefined;
+  if (typeof candidate?.run !== 'function' || typeof candidate.atomic !== 'boolean') {
+    throw new ConfigurationError(
+      'createServer: unitOfWork needs run(work) and atomic (true or false); use separateCommits() when the stores commit on their own.',
+    );
+  }
+}
