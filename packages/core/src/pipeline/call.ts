@@ -12,8 +12,9 @@
  *      preview  unit guards (read-only) → prepare, outward ports closed → pending action (I9)
  *      write    replay claim, committed on its own (I10)
  *               → unit of work { unit guards → run → audit row → replay completion } (I15)
- *      confirm  replay claim → open the pending action (refusals kill the token, on their own)
- *               → the target's visibility and call guards
+ *      confirm  (its visibility waits until the action is open) replay claim
+ *               → open the pending action (refusals kill the token, on their own)
+ *               → visibility of confirm_action and of the target, the target's call guards
  *               → unit of work { unit guards → fresh prepare, content check → run
  *                                → executed mark → audit row → replay completion }
  *   (present and validate against the outputSchema, render: the server, after this)
@@ -101,7 +102,10 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
   };
 
   /** Step 4: the stateless guards, in order; the first refusal wins. */
-  async function callGuards(plan: ToolPlan<TRight, TServices>, call: ToolCall): Promise<ToolErrorInit | undefined> {
+  async function callGuards(
+    plan: ToolPlan<TRight, TServices>,
+    call: ToolCall,
+  ): Promise<ToolErrorInit | undefined> {
     for (const guard of plan.callGuards) {
       const refused = await guard.check?.(call);
       if (refused) return refused;
@@ -129,7 +133,12 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const note = scope?.violationNote();
     if (!note) return;
     try {
-      await appendAudit(runner, call.connection, { action: call.tool.name, outcome: 'violation', objectIds: [], note });
+      await appendAudit(runner, call.connection, {
+        action: call.tool.name,
+        outcome: 'violation',
+        objectIds: [],
+        note,
+      });
     } catch (error) {
       runner.report(error, call.correlationId);
     }
@@ -170,7 +179,10 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       const refused = await unitGuards(plan, call, scope);
       if (refused) return refuse(refused);
       const prepared = await prepareTool(plan.tool, call, scope);
-      return { kind: 'preview', preview: await confirm.insert(plan.tool, call, prepared, digest(prepared.content)) };
+      return {
+        kind: 'preview',
+        preview: await confirm.insert(plan.tool, call, prepared, digest(prepared.content)),
+      };
     } catch (error) {
       await recordViolation(call, scope);
       throw error;
@@ -219,19 +231,33 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     return objectIds;
   }
 
-  function write(plan: ToolPlan<TRight, TServices>, call: ToolCall, notes: string[], claim: ReplayClaim | undefined) {
+  function write(
+    plan: ToolPlan<TRight, TServices>,
+    call: ToolCall,
+    notes: string[],
+    claim: ReplayClaim | undefined,
+  ) {
     let scope: CallServices<TRight, TServices> | undefined;
     return inUnit(
       call,
       async (unit) => {
-        if (plan.tool.runtime.run) scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
+        if (plan.tool.runtime.run)
+          scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
         if (scope) {
           const refused = await unitGuards(plan, call, scope);
           if (refused) throw new UnitRefusal(refused);
         }
         const data = await runTool(runner, plan.tool, call, scope, unit);
         const note = notes.join('; ') || undefined;
-        const objectIds = await finish(call, claim, plan.tool.name, data, plan.tool.forReplay(data), note, unit);
+        const objectIds = await finish(
+          call,
+          claim,
+          plan.tool.name,
+          data,
+          plan.tool.forReplay(data),
+          note,
+          unit,
+        );
         return { kind: 'result', data, objectIds };
       },
       () => scope,
@@ -239,7 +265,11 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
   }
 
   /** `confirm_action` (I9): the checks in the order of the I9 table, then the action through the same stages. */
-  async function confirmCall(call: ToolCall, notes: string[], claim: ReplayClaim | undefined): Promise<Outcome> {
+  async function confirmCall(
+    call: ToolCall,
+    notes: string[],
+    claim: ReplayClaim | undefined,
+  ): Promise<Outcome> {
     if (!confirm) throw new Error('confirm_action without the confirm flow.');
     const { confirm_token: token, confirm_summary: summary } = call.input as {
       confirm_token: string;
@@ -249,7 +279,11 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const plan = plans.get(action.tool);
     if (!plan || plan.kind !== 'preview') {
       await confirm.kill(action);
-      return refuse({ code: 'not_found', message: `The tool ${action.tool} is no longer served.`, fix: 'Call tools/list.' });
+      return refuse({
+        code: 'not_found',
+        message: `The tool ${action.tool} is no longer served.`,
+        fix: 'Call tools/list.',
+      });
     }
     const target: ToolCall = {
       ...call,
@@ -258,7 +292,10 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       arguments: action.arguments,
       guardArguments: {},
     };
-    const refused = (await visibility.refusal(plan.tool, call.connection)) ?? (await callGuards(plan, target));
+    const refused =
+      (await visibility.refusal(call.tool, call.connection)) ??
+      (await visibility.refusal(plan.tool, call.connection)) ??
+      (await callGuards(plan, target));
     if (refused) {
       await confirm.kill(action);
       return refuse(refused);
@@ -312,11 +349,17 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
   }
 
   /** Runs one call through every stage and returns its outcome; ToolErrors thrown anywhere are refusals. */
-  async function runCall(connection: Connection<TRight>, name: string, args: unknown, facts: CallFacts): Promise<Outcome> {
+  async function runCall(
+    connection: Connection<TRight>,
+    name: string,
+    args: unknown,
+    facts: CallFacts,
+  ): Promise<Outcome> {
     // 1. lookup and visibility
     const plan = plans.get(name);
     if (!plan) return refuse(unknownTool(name));
-    const hidden = await visibility.refusal(plan.tool, connection);
+    // confirm_action decides after opening its action, so a refusal there kills the token (I9)
+    const hidden = plan.kind === 'confirm' ? undefined : await visibility.refusal(plan.tool, connection);
     if (hidden) return refuse(hidden);
     // 2. rate token
     let token: RateToken | undefined;
