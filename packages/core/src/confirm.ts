@@ -34,7 +34,10 @@ const OPEN: readonly PendingStatus[] = ['pending', 'approved'];
 const CLOSED: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
   claimed: ['confirm_locked', 'This action is being confirmed by another request.'],
   executed: ['confirm_used', 'This confirm token was already used.'],
-  failed: ['confirm_used', 'This confirm token is dead: an earlier confirmation of it was refused or failed.'],
+  failed: [
+    'confirm_used',
+    'This confirm token is dead: an earlier confirmation of it was refused or failed.',
+  ],
   superseded: ['confirm_used', 'This confirm token was replaced by a newer preview.'],
   rejected: ['confirm_rejected', 'This action was rejected.'],
 };
@@ -95,7 +98,8 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
   /** Finds the action of `token` for this connection; a token of another connection dies. */
   async function find(token: string, call: ToolCall): Promise<PendingAction> {
     const action = await store.findByTokenHash(sha256Hex(token));
-    if (!action) throw refusal('confirm_not_found', 'No pending action matches this confirm token on this connection.');
+    if (!action)
+      throw refusal('confirm_not_found', 'No pending action matches this confirm token on this connection.');
     const ours =
       action.connectionId === call.connection.connectionId && action.tenantId === call.connection.tenantId;
     if (!ours) {

@@ -45,9 +45,9 @@ export function batchGuard<TInput, TServices>(
     throw new ConfigurationError('batchGuard: maxSize and maxListed must be positive integers.');
   }
   const tooLarge = (total: number): ToolErrorInit => ({
-      code: 'batch_too_large',
-      message: `The batch has ${total} objects; at most ${maxSize} are allowed.`,
-      fix: 'Split it into smaller batches, or narrow the filter.',
+    code: 'batch_too_large',
+    message: `The batch has ${total} objects; at most ${maxSize} are allowed.`,
+    fix: 'Split it into smaller batches, or narrow the filter.',
     details: { total, max_size: maxSize },
   });
   return defineGuard<TInput, TServices>({
@@ -68,7 +68,8 @@ export function batchGuard<TInput, TServices>(
         filter?: unknown;
         expected_count?: number;
       };
-      if (Array.isArray(input.ids)) return input.ids.length > maxSize ? tooLarge(input.ids.length) : undefined;
+      if (Array.isArray(input.ids))
+        return input.ids.length > maxSize ? tooLarge(input.ids.length) : undefined;
       if (typeof input.expected_count !== 'number') {
         return {
           code: 'invalid_arguments',

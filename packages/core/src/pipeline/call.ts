@@ -22,7 +22,7 @@
 import type { ConfirmBook } from '../confirm.js';
 import type { Connection } from '../context.js';
 import { ToolError, type ToolErrorInit } from '../errors.js';
-import { digest } from '../hashing.js';
+import { contentDigest } from '../internal/contentDigest.js';
 import type { JsonObject } from '../json.js';
 import type { PendingAction } from '../storage/pendingActionStore.js';
 import type { ArgumentCaps } from './caps.js';
@@ -181,7 +181,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       const prepared = await prepareTool(plan.tool, call, scope);
       return {
         kind: 'preview',
-        preview: await confirm.insert(plan.tool, call, prepared, digest(prepared.content)),
+        preview: await confirm.insert(plan.tool, call, prepared, contentDigest(prepared.content)),
       };
     } catch (error) {
       await recordViolation(call, scope);
@@ -266,6 +266,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
 
   /** `confirm_action` (I9): the checks in the order of the I9 table, then the action through the same stages. */
   async function confirmCall(
+    self: ToolPlan<TRight, TServices>,
     call: ToolCall,
     notes: string[],
     claim: ReplayClaim | undefined,
@@ -277,7 +278,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     };
     const action = await confirm.claim(token, summary, call);
     const plan = plans.get(action.tool);
-    if (!plan || plan.kind !== 'preview') {
+    if (plan?.kind !== 'preview') {
       await confirm.kill(action);
       return refuse({
         code: 'not_found',
@@ -293,7 +294,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       guardArguments: {},
     };
     const refused =
-      (await visibility.refusal(call.tool, call.connection)) ??
+      (await visibility.refusal(self.tool, call.connection)) ??
       (await visibility.refusal(plan.tool, call.connection)) ??
       (await callGuards(plan, target));
     if (refused) {
@@ -309,7 +310,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
           const refusedInUnit = await unitGuards(plan, target, scope);
           if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
           const fresh = await prepareTool(plan.tool, target, scope);
-          if (digest(fresh.content) !== action.contentHash) throw new ContentChanged();
+          if (contentDigest(fresh.content) !== action.contentHash) throw new ContentChanged();
           const data = await runTool(runner, plan.tool, target, scope);
           const result = { action: action.tool, pending_action_id: action.id, result: data };
           await confirm.markExecuted(action, unit);
@@ -383,7 +384,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       case 'write':
         return claimed(call, token, (claim) => write(plan, call, notes, claim));
       case 'confirm':
-        return claimed(call, token, (claim) => confirmCall(call, notes, claim));
+        return claimed(call, token, (claim) => confirmCall(plan, call, notes, claim));
     }
   }
 

@@ -1,13 +1,13 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { EFFECT_TRAITS, type Effect } from '../effects.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
-import { EFFECT_TRAITS, type Effect } from '../effects.js';
 import type { Creates, ToolDefinition, ToolListing } from '../tool.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
 import { duplicateCheck } from './duplicate.js';
 import { type CallGuard, type Guard, type GuardArgument, stageOf, type UnitGuard } from './guard.js';
-import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_KEY } from './replay.js';
 import { compileOutputCheck, type OutputCheck } from './output.js';
+import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_KEY } from './replay.js';
 
 interface PlannedArgument {
   readonly required: boolean;
@@ -100,7 +100,8 @@ export function planTool<TRight extends string, TServices>(
   };
   if (kind === 'write' || kind === 'confirm') add('the replay stage', IDEMPOTENCY_KEY, IDEMPOTENCY_ARGUMENT);
   for (const guard of guards) {
-    for (const [name, argument] of Object.entries(guard.arguments ?? {})) add(`guard ${guard.name}`, name, argument);
+    for (const [name, argument] of Object.entries(guard.arguments ?? {}))
+      add(`guard ${guard.name}`, name, argument);
   }
   const guardArguments = new Map(
     [...extra].map(([name, a]) => [name, { required: a.required, validate: ajv.compile(a.schema) }] as const),

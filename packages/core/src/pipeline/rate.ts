@@ -19,7 +19,9 @@ export interface RateToken {
 
 const checkLimit = (label: string, limit: BucketLimit) => {
   if (!(limit?.capacity >= 1) || !(limit.refillPerSecond > 0)) {
-    throw new ConfigurationError(`createServer: rate limit ${label} needs capacity ≥ 1 and refillPerSecond > 0.`);
+    throw new ConfigurationError(
+      `createServer: rate limit ${label} needs capacity ≥ 1 and refillPerSecond > 0.`,
+    );
   }
 };
 

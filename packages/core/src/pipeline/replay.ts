@@ -63,7 +63,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function duration(name: string, value: number | undefined, fallback: number, zeroOk = false): number {
   const chosen = value ?? fallback;
   if (!Number.isFinite(chosen) || chosen < 0 || (!zeroOk && chosen === 0))
-    throw new ConfigurationError(`createServer: replay.${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number.`);
+    throw new ConfigurationError(
+      `createServer: replay.${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number.`,
+    );
   return chosen;
 }
 
@@ -114,7 +116,9 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
     const argumentsDigest = digest({ ...call.arguments, ...guardOwned });
     const scope = `${call.connection.connectionId}\u0000${call.tool.name}`;
     const key =
-      idempotencyKey === undefined ? `${scope}\u0000${argumentsDigest}` : `${scope}\u0000key\u0000${idempotencyKey}`;
+      idempotencyKey === undefined
+        ? `${scope}\u0000${argumentsDigest}`
+        : `${scope}\u0000key\u0000${idempotencyKey}`;
     let found: ReplayBegin;
     try {
       found = await settle(key, argumentsDigest);

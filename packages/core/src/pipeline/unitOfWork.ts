@@ -29,7 +29,10 @@ export interface UnitOfWork<THandle = unknown> {
  * `createServer({ unitOfWork: separateCommits() })`.
  */
 export function separateCommits(): UnitOfWork<undefined> {
-  return Object.freeze({ atomic: false, run: <T>(work: (handle: undefined) => Promise<T>) => work(undefined) });
+  return Object.freeze({
+    atomic: false,
+    run: <T>(work: (handle: undefined) => Promise<T>) => work(undefined),
+  });
 }
 
 /** Validates a unit of work's shape up front. */

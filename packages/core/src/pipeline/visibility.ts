@@ -61,7 +61,10 @@ export function createVisibility<TRight extends string>(
     return undefined;
   };
 
-  const toolRefusal = async (tool: VisibleTool, connection: Connection): Promise<ToolErrorInit | undefined> => {
+  const toolRefusal = async (
+    tool: VisibleTool,
+    connection: Connection,
+  ): Promise<ToolErrorInit | undefined> => {
     const missing = missingRights(tool, connection);
     if (missing) return missing;
     for (const rule of rules) {
