@@ -67,4 +67,5 @@ export default [
   ...split('testing', './packages/testing'),
   ...split('booking', './examples/booking'),
   project('docs', './docs', ['**/*.test.ts']),
+  project('repo', '.', ['test/**/*.test.ts']),
 ];

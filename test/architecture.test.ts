@@ -1,0 +1,58 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkArchitecture, librarySources, specifiersOf } from './architecture.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+describe('package architecture', () => {
+  it('holds over every library source', () => {
+    const files = librarySources(root);
+    expect(files.length).toBeGreaterThan(50);
+    expect(checkArchitecture(files)).toEqual([]);
+  });
+
+  it('finds static, re-exported and dynamic imports', () => {
+    const text = `import { a } from './a.js';\nexport { b } from "@gatehousejs/guards";\nconst c = await import('node:fs');\nimport type { D } from '../d.js';`;
+    expect(specifiersOf(text)).toEqual(['./a.js', '@gatehousejs/guards', 'node:fs', '../d.js']);
+  });
+
+  it('refuses each broken rule (mutations of a clean tree)', () => {
+    const clean = [
+      { path: 'packages/core/src/index.ts', text: "export { x } from './x.js';" },
+      { path: 'packages/core/src/x.ts', text: 'export const x = 1;' },
+      { path: 'packages/presenters/src/index.ts', text: "import { x } from '@gatehousejs/core';" },
+    ];
+    expect(checkArchitecture(clean)).toEqual([]);
+    const rules = (files: typeof clean) => checkArchitecture(files).map((b) => b.rule);
+    expect(
+      rules([
+        ...clean.slice(0, 1),
+        { path: 'packages/core/src/x.ts', text: "import 'node:crypto';" },
+        clean[2]!,
+      ]),
+    ).toEqual(['the core root entry stays runtime-neutral']);
+    expect(
+      rules([...clean, { path: 'packages/core/src/y.ts', text: "import { s } from '@gatehousejs/stores';" }]),
+    ).toEqual(['core may import no sibling package']);
+    expect(
+      rules([
+        ...clean,
+        { path: 'packages/presenters/src/y.ts', text: "import { g } from '@gatehousejs/guards';" },
+      ]),
+    ).toEqual(['presenters may import core']);
+    expect(
+      rules([
+        ...clean,
+        { path: 'packages/stores/src/y.ts', text: "import { g } from '@gatehousejs/guards';" },
+      ]),
+    ).toEqual(['stores may import core']);
+    expect(
+      rules([
+        ...clean,
+        { path: 'packages/guards/src/y.ts', text: "import { b } from '@gatehousejs/example-booking';" },
+      ]),
+    ).toEqual(['no library imports the example']);
+    // a node: import outside the root entry's reach is allowed (the /node entry)
+    expect(rules([...clean, { path: 'packages/core/src/node.ts', text: "import 'node:http';" }])).toEqual([]);
+  });
+});

@@ -1,0 +1,109 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/** One source file: its path relative to the repository root, and its text. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** A broken rule: which file, which import, and why it is refused. */
+export interface Breach {
+  readonly file: string;
+  readonly specifier: string;
+  readonly rule: string;
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[\s;])import\s*['"]([^'"]+)['"]/g;
+
+/** Every module specifier a file imports or re-exports (static and literal dynamic imports). */
+export function specifiersOf(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(IMPORT)) found.push((match[1] ?? match[2] ?? match[3]) as string);
+  return found;
+}
+
+const packageOf = (path: string) => /^packages\/([^/]+)\/src\//.exec(path)?.[1];
+
+/** What each package's sources may import of the sibling packages. */
+const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
+  core: [],
+  presenters: ['core'],
+  stores: ['core'],
+  guards: ['core'],
+  access: ['core'],
+  testing: ['core', 'presenters', 'guards', 'stores', 'access'],
+};
+
+/**
+ * The package rules: core imports no sibling; presenters, stores, guards
+ * and access import core only (so presenters and stores import no guards);
+ * no library imports the example; the core root entry reaches no `node:`
+ * module through its relative imports.
+ */
+export function checkArchitecture(
+  files: readonly SourceFile[],
+  coreRoot = 'packages/core/src/index.ts',
+): Breach[] {
+  const breaches: Breach[] = [];
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  for (const file of files) {
+    const owner = packageOf(file.path);
+    if (!owner) continue;
+    for (const specifier of specifiersOf(file.text)) {
+      if (specifier.includes('example') || specifier.startsWith('../../../examples')) {
+        breaches.push({ file: file.path, specifier, rule: 'no library imports the example' });
+        continue;
+      }
+      const sibling = /^@gatehousejs\/([^/]+)/.exec(specifier)?.[1];
+      if (sibling && sibling !== owner && !(SIBLINGS[owner] ?? []).includes(sibling)) {
+        breaches.push({
+          file: file.path,
+          specifier,
+          rule: `${owner} may import ${SIBLINGS[owner]?.join(', ') || 'no sibling package'}`,
+        });
+      }
+    }
+  }
+  // The core root entry and everything it reaches through relative imports: no node: modules.
+  const seen = new Set<string>();
+  const walk = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const file = byPath.get(path);
+    if (!file) return;
+    for (const specifier of specifiersOf(file.text)) {
+      if (specifier.startsWith('node:')) {
+        breaches.push({ file: path, specifier, rule: 'the core root entry stays runtime-neutral' });
+      } else if (specifier.startsWith('.')) {
+        walk(join(dirname(path), specifier).replace(/\.js$/, '.ts'));
+      }
+    }
+  };
+  walk(coreRoot);
+  return breaches;
+}
+
+/** Every `.ts` file under `packages/*\/src`, test files excepted. */
+export function librarySources(root: string): SourceFile[] {
+  const files: SourceFile[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+        files.push({ path: relative(root, full).split('\\').join('/'), text: readFileSync(full, 'utf8') });
+      }
+    }
+  };
+  for (const pkg of readdirSync(join(root, 'packages'))) {
+    const src = resolve(root, 'packages', pkg, 'src');
+    try {
+      visit(src);
+    } catch {
+      // a package without sources
+    }
+  }
+  return files;
+}
