@@ -1,15 +1,12 @@
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from './context.js';
 import { ConfigurationError } from './errors.js';
-import { bearerRefusal, readBearer } from './serve/bearer.js';
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  isMalformedToolsCall,
-  MALFORMED_TOOLS_CALL,
-  readJsonBody,
-} from './serve/body.js';
-import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
+import type { Logger } from './logging.js';
+import { admit } from './serve/admission.js';
+import { byteLimit, readJsonBody, screenMessage } from './serve/body.js';
+import { LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
+import { refusalLog, silentRefusalLog } from './serve/refusalLog.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
 
@@ -28,6 +25,18 @@ export interface HttpOptions {
    * Default 1 MiB. The body is read only after the request is admitted.
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Where gate refusals (401, 403, 503) are logged, at info or warn: reason,
+   * transport and client address, never token material; at most one line
+   * per client address and reason a minute, then one "N suppressed" line.
+   * Pass the server's logger. Default: silent.
+   */
+  readonly logger?: Logger;
+  /**
+   * The client's address for the refusal log (e.g. from a proxy header you
+   * trust). `createNodeListener` and `listen` default to the socket's address.
+   */
+  readonly clientAddress?: (request: Request) => string | undefined;
   /** Serve 2025-era clients statelessly (default) or refuse them. */
   readonly legacy?: 'stateless' | 'reject';
   /**
@@ -61,10 +70,11 @@ function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Co
 /**
  * Serves a Gatehouse server over Streamable HTTP (SDK v2; both protocol eras).
  *
- * Before the SDK sees a request, the gate runs in this order: gate checks such
- * as the kill switch (503 + `Retry-After`), `Host` and `Origin` (403), the
- * bearer credential (401 + `WWW-Authenticate`), and the host's authenticator
- * (401/403). Nothing is cached between requests: every request is
+ * Before the SDK sees a request, admission (one function for every
+ * transport) runs in this order: gate checks such as the kill switch (503 +
+ * `Retry-After`), `Host` and `Origin` (403), the bearer credential (401 +
+ * `WWW-Authenticate`), and the host's authenticator (401/403); refusals go to
+ * `logger`, rate-limited. Nothing is cached between requests: every request is
  * authenticated afresh, so rights and switches are live (I4, I6). Only an
  * admitted request's body is read, within `maxBodyBytes` (413 beyond it); a
  * JSON-RPC batch is refused (400) before any of its requests runs.
@@ -78,12 +88,10 @@ export function createHttpHandler<TRight extends string>(
       'createHttpHandler: allowedHosts and allowedOrigins may not be empty lists.',
     );
   }
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new ConfigurationError('createHttpHandler: maxBodyBytes must be a positive integer.');
-  }
+  const maxBodyBytes = byteLimit(options.maxBodyBytes, 'createHttpHandler');
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
+  const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
   const mcp = createMcpHandler(
     (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
     {
@@ -92,23 +100,25 @@ export function createHttpHandler<TRight extends string>(
       ...(options.onerror ? { onerror: options.onerror } : {}),
     },
   );
-  const refuse = (refusal: GateRefusal) => refusalResponse(refusal, options);
 
   const gate = async (request: Request): Promise<Response> => {
-    const gated = await server.checkGate({ transport: 'http' });
-    if (gated) return refuse(gated);
-    const badHost =
-      checkHost(request.headers.get('host'), allowedHosts) ??
-      checkOrigin(request.headers.get('origin'), allowedOrigins);
-    if (badHost) return refuse(badHost);
-    const bearer = readBearer(request.headers.get('authorization'));
-    if (!bearer.ok) return refuse(bearerRefusal(bearer.problem));
-    const decision = await server.authenticate({
-      token: bearer.token,
-      transportTenant: options.tenantFrom?.(request),
-    });
-    if (!decision.ok) return refuse({ status: decision.status, reason: decision.reason });
-    const { connection } = decision;
+    const { headers } = request;
+    const admission = await admit(
+      server,
+      {
+        transport: 'http',
+        host: headers.get('host'),
+        origin: headers.get('origin'),
+        authorization: headers.get('authorization'),
+        allowedHosts,
+        allowedOrigins,
+        tenant: () => options.tenantFrom?.(request),
+        clientAddress: () => options.clientAddress?.(request),
+      },
+      log,
+    );
+    if ('refusal' in admission) return refusalResponse(admission.refusal, options);
+    const { connection } = admission;
     const authInfo: AuthInfo = {
       token: '[redacted]',
       clientId: connection.clientName,
@@ -123,12 +133,13 @@ export function createHttpHandler<TRight extends string>(
       const headers = body.status === 413 ? { connection: 'close' } : undefined;
       return Response.json({ jsonrpc: '2.0', id: null, error }, { status: body.status, headers });
     }
-    if (isMalformedToolsCall(body.value)) {
-      const { id } = body.value as { id?: unknown };
-      const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null;
-      const error = { code: -32602, message: MALFORMED_TOOLS_CALL };
-      return Response.json({ jsonrpc: '2.0', id: rpcId, error });
-    }
+    const edge = screenMessage(body.value, 'HTTP POST');
+    if (edge)
+      return Response.json({
+        jsonrpc: '2.0',
+        id: edge.id,
+        error: { code: edge.code, message: edge.message },
+      });
     return mcp.fetch(request, { authInfo, parsedBody: body.value });
   };
 

@@ -18,14 +18,23 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
  * Serves a Gatehouse server through node:http (Express, Fastify or plain
  * `http.createServer`), with the same gate as {@link createHttpHandler}. The
  * request body streams: the gate decides on the headers before any of it is
- * read, and an admitted body is read within `maxBodyBytes`.
+ * read, and an admitted body is read within `maxBodyBytes`. Refusals are
+ * logged with the socket's address unless `clientAddress` says otherwise.
  */
 export function createNodeListener<TRight extends string>(
   server: GatehouseServer<TRight>,
   options: HttpOptions = {},
 ): NodeListener {
-  const handler = createHttpHandler(server, options);
-  return nodeListener((request) => handler.fetch(request), options.onerror);
+  const sockets = new WeakMap<Request, string>();
+  const handler = createHttpHandler(server, {
+    ...options,
+    clientAddress: options.clientAddress ?? ((request) => sockets.get(request)),
+  });
+  return nodeListener((request, incoming) => {
+    const address = incoming.socket?.remoteAddress;
+    if (address !== undefined) sockets.set(request, address);
+    return handler.fetch(request);
+  }, options.onerror);
 }
 
 /** Options of {@link listen}. */

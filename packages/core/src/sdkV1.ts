@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+export type { StdioLineTransportOptions } from './serve/lineTransport.js';
+export { StdioLineTransport } from './serve/lineTransport.js';
 export type { GatedRequest, GateMiddleware, GateMiddlewareOptions } from './serve/v1Gate.js';
 export { createGateMiddleware } from './serve/v1Gate.js';
 export type { MountOptions } from './serve/v1Tools.js';

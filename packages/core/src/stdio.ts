@@ -1,9 +1,19 @@
+import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/server';
 import { type StdioServerHandle, serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import type { Connection } from './context.js';
 import { ConfigurationError } from './errors.js';
+import type { Logger } from './logging.js';
+import { admit } from './serve/admission.js';
+import { byteLimit } from './serve/body.js';
+import { StdioLineTransport } from './serve/lineTransport.js';
+import { refusalLog, silentRefusalLog } from './serve/refusalLog.js';
+import { screenIncoming } from './serve/screen.js';
 import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
+
+export type { StdioLineTransportOptions } from './serve/lineTransport.js';
+export { StdioLineTransport } from './serve/lineTransport.js';
 
 /** Options of {@link serveStdio}. */
 export interface StdioOptions {
@@ -17,18 +27,52 @@ export interface StdioOptions {
    */
   readonly onerror?: (error: Error) => void;
   /**
-   * The transport to serve on instead of the process's stdin/stdout, e.g. a
-   * `StdioServerTransport` over a socket, or over in-process streams in tests.
-   * The server owns it: it starts it and closes it with the handle.
+   * Most bytes of one line (one JSON-RPC message); a longer line is refused
+   * as an invalid request without being parsed, and the next line is served.
+   * Default 1 MiB, as HTTP's `maxBodyBytes`. Applies to Gatehouse's own line
+   * framing (the default, or `input`/`output`), not to a `transport` you pass.
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * Where gate refusals (503, 403, 401 as JSON-RPC errors) are logged, at info
+   * or warn, never token material; at most one line per reason a minute, then
+   * one "N suppressed" line. Pass the server's logger. Default: silent.
+   */
+  readonly logger?: Logger;
+  /** The stream to read instead of the process's stdin (e.g. a socket, or a pipe in tests). */
+  readonly input?: Readable | undefined;
+  /** The stream to write instead of the process's stdout. */
+  readonly output?: Writable | undefined;
+  /**
+   * An SDK transport to serve on instead of Gatehouse's line framing, e.g. a
+   * `StdioServerTransport` over a socket. The server owns it: it starts it and
+   * closes it with the handle. It keeps its own framing (its own line limit;
+   * batches are dropped unanswered); malformed `tools/call` params still get
+   * the short answer.
    */
   readonly transport?: Transport | undefined;
 }
 
+function wireOf(options: StdioOptions, maxBodyBytes: number): Transport {
+  if (options.transport) {
+    if (options.input || options.output) {
+      throw new ConfigurationError('serveStdio: pass either transport or input/output, not both.');
+    }
+    return options.transport;
+  }
+  return new StdioLineTransport(options.input ?? process.stdin, options.output ?? process.stdout, {
+    maxBodyBytes,
+  }) as unknown as Transport;
+}
+
 /**
  * Serves a Gatehouse server over stdio: one connection whose credential
- * comes from configuration. Gate checks and the authenticator run on every
- * request, so a kill switch, a revoked token or a removed right applies to the
- * very next call; refusals are JSON-RPC errors (503 carries `retry_after_seconds`).
+ * comes from configuration. Admission (gate checks such as the kill switch,
+ * then the authenticator) runs on every request, so a kill switch, a revoked
+ * token or a removed right applies to the very next call; refusals are
+ * JSON-RPC errors (503 carries `retry_after_seconds`) and are logged to
+ * `logger`. Lines are read within `maxBodyBytes`; a batch, an oversized line
+ * or a `tools/call` with malformed params is answered before anything runs.
  */
 export function serveStdio<TRight extends string>(
   server: GatehouseServer<TRight>,
@@ -36,15 +80,19 @@ export function serveStdio<TRight extends string>(
 ): StdioServerHandle {
   const token = options.token;
   if (!token) throw new ConfigurationError('serveStdio: a token is required (set it in the environment).');
+  const maxBodyBytes = byteLimit(options.maxBodyBytes, 'serveStdio');
+  const wire = wireOf(options, maxBodyBytes);
+  const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
   const connection = async (): Promise<Connection<TRight>> => {
-    const gated = await server.checkGate({ transport: 'stdio' });
-    if (gated) throw gateProtocolError(gated);
-    const decision = await server.authenticate({ token, transportTenant: options.tenant });
-    if (!decision.ok) throw gateProtocolError({ status: decision.status, reason: decision.reason });
-    return decision.connection;
+    const admission = await admit(server, { transport: 'stdio', token, tenant: options.tenant }, log);
+    if ('refusal' in admission) throw gateProtocolError(admission.refusal);
+    return admission.connection;
   };
-  return sdkServeStdio(() => sdkServer(server, connection, options.onerror), {
+  const handle = sdkServeStdio(() => sdkServer(server, connection, options.onerror), {
     ...(options.onerror ? { onerror: options.onerror } : {}),
-    ...(options.transport ? { transport: options.transport } : {}),
+    transport: wire,
   });
+  // serveStdio has set the wire's onmessage and started it; nothing has been read yet
+  if (options.transport) screenIncoming(wire, options.onerror);
+  return handle;
 }

@@ -23,6 +23,7 @@ import { hostHeaderValidationResponse, originValidationResponse } from '@modelco
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { createGateMiddleware, mountGatehouse } from '../src/sdkV1.js';
+import { MALFORMED_TOOLS_CALL } from '../src/serve/body.js';
 import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from '../src/serve/hostOrigin.js';
 import {
   type CarrierName,
@@ -709,7 +710,7 @@ describe('mountGatehouse', () => {
     expect(app.rows).toHaveLength(2);
   });
 
-  it('refuses malformed tools/call params as invalid params, not as an internal error', async () => {
+  it('refuses malformed tools/call params as invalid params in one short sentence, not a validator dump', async () => {
     const app = notesApp();
     const server = new Server({ name: 'notes', version: '1.0.0' });
     mountGatehouse(server, app.server, { credential: { token: TOKEN_T1 } });
@@ -717,6 +718,8 @@ describe('mountGatehouse', () => {
     const params = { name: 'add_note', arguments: null } as unknown as { name: string };
     const refused = await rpcError(client.request({ method: 'tools/call', params }, CallToolResultSchema));
     expect(refused.code).toBe(ErrorCode.InvalidParams);
+    expect(refused.message).toContain(MALFORMED_TOOLS_CALL);
+    expect(refused.message).not.toMatch(/expected|invalid_type/);
     expect(app.rows).toHaveLength(2);
     expect(app.reported).toEqual([]);
   });

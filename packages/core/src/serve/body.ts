@@ -1,7 +1,17 @@
+import { ConfigurationError } from '../errors.js';
 import type { Json } from '../json.js';
 
 /** Default most bytes of a request body read before it is refused with 413: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/** A `maxBodyBytes` option checked at configuration: a positive integer, default 1 MiB; `who` names the entry. */
+export function byteLimit(value: number | undefined, who: string): number {
+  const limit = value ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(limit) || limit <= 0) {
+    throw new ConfigurationError(`${who}: maxBodyBytes must be a positive integer.`);
+  }
+  return limit;
+}
 
 /** A POST body read within its bound: parsed JSON, or why it cannot be served. */
 export type ReadBody =
@@ -52,16 +62,14 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rea
   } catch {
     return { ok: false, status: 400, code: -32700, message: 'Parse error: the body is not JSON.' };
   }
-  if (Array.isArray(value)) {
-    return {
-      ok: false,
-      status: 400,
-      code: -32600,
-      message: 'JSON-RPC batches are not supported: send one request per HTTP POST.',
-    };
-  }
+  if (Array.isArray(value))
+    return { ok: false, status: 400, code: -32600, message: batchRefused('HTTP POST') };
   return { ok: true, value };
 }
+
+/** The answer to a JSON-RPC batch (an array; 2025-11-25 and later have no batching). */
+export const batchRefused = (per: 'HTTP POST' | 'line'): string =>
+  `JSON-RPC batches are not supported: send one request per ${per}.`;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -80,4 +88,31 @@ export function isMalformedToolsCall(message: Json): boolean {
   const { params } = message;
   if (!isPlainObject(params) || typeof params.name !== 'string') return true;
   return params.arguments !== undefined && !isPlainObject(params.arguments);
+}
+
+/** A JSON-RPC error answer decided before the SDK sees a message; `id` is the request's, or null. */
+export interface EdgeAnswer {
+  readonly id: string | number | null;
+  readonly code: number;
+  readonly message: string;
+}
+
+/** The id of a JSON-RPC message when it is a valid one (string or number), else null. */
+export function rpcIdOf(message: Json): string | number | null {
+  if (!isPlainObject(message)) return null;
+  const { id } = message;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * The protocol edges every transport answers itself, before the SDK sees a
+ * parsed message: a batch (an array) is refused as an invalid request with
+ * id null, and a `tools/call` with malformed params gets {@link MALFORMED_TOOLS_CALL}.
+ * `undefined` when the message may go on.
+ */
+export function screenMessage(message: Json, per: 'HTTP POST' | 'line'): EdgeAnswer | undefined {
+  if (Array.isArray(message)) return { id: null, code: -32600, message: batchRefused(per) };
+  if (isMalformedToolsCall(message))
+    return { id: rpcIdOf(message), code: -32602, message: MALFORMED_TOOLS_CALL };
+  return undefined;
 }

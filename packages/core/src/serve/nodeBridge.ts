@@ -87,9 +87,10 @@ async function writeResponse(res: ServerResponse, response: Response, gone: Abor
  * Serves a web-standard `fetch` handler through node:http. A handler that
  * throws answers a bare JSON-RPC internal error (500) naming no cause; the
  * error goes to `onerror`. A client that disconnects aborts the request's signal.
+ * `fetch` also receives the node request (its socket's address, for logs).
  */
 export function nodeListener(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
   onerror: ((error: Error) => void) | undefined,
   failure: () => Response = () =>
     new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } }),
@@ -102,7 +103,7 @@ export function nodeListener(
     });
     let response: Response;
     try {
-      response = await fetch(toStreamingRequest(req, abort.signal));
+      response = await fetch(toStreamingRequest(req, abort.signal), req);
     } catch (error) {
       reportTo(onerror, error);
       response = failure();

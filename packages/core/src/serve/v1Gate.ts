@@ -2,10 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { GateRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
+import type { Json } from '../json.js';
+import type { Logger } from '../logging.js';
 import type { GatehouseServer } from '../server.js';
-import { bearerRefusal, readBearer } from './bearer.js';
-import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from './hostOrigin.js';
+import { admit } from './admission.js';
+import { byteLimit, screenMessage } from './body.js';
+import { LOCAL_HOSTNAMES } from './hostOrigin.js';
 import { internalErrorBody, renderRefusal } from './refusal.js';
+import { refusalLog, silentRefusalLog } from './refusalLog.js';
 import { reportTo } from './report.js';
 import { CONNECTION_KEY } from './v1Errors.js';
 
@@ -19,12 +23,29 @@ export interface GateMiddlewareOptions {
   readonly tenantFrom?: (request: IncomingMessage) => string | undefined;
   /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery). */
   readonly resourceMetadataUrl?: string;
+  /**
+   * Most bytes of an admitted POST body; a larger one is answered 413 before
+   * anything is parsed. Default 1 MiB. A body a parser already read is not re-measured.
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * Where gate refusals (401, 403, 503) are logged, at info or warn: reason,
+   * transport and client address, never token material; at most one line per
+   * client address and reason a minute, then one "N suppressed" line. Pass the
+   * server's logger. Default: silent.
+   */
+  readonly logger?: Logger;
+  /** The client's address for the refusal log (e.g. from a proxy header you trust); default the socket's. */
+  readonly clientAddress?: (request: IncomingMessage) => string | undefined;
   /** Receives a gate check, `tenantFrom` or authenticator that throws; the client gets a bare 500. */
   readonly onerror?: (error: Error) => void;
 }
 
-/** A node:http request as the SDK v1 transports read it: `auth` becomes `extra.authInfo`. */
-export type GatedRequest = IncomingMessage & { auth?: AuthInfo };
+/**
+ * A node:http request as the SDK v1 transports read it: `auth` becomes
+ * `extra.authInfo`; `body` and `rawBody` carry the body the gate read.
+ */
+export type GatedRequest = IncomingMessage & { auth?: AuthInfo; body?: unknown; rawBody?: Buffer };
 
 /** A Node/Express middleware: answers a refusal itself, or sets `req.auth` and calls `next`. */
 export type GateMiddleware = (
@@ -33,22 +54,83 @@ export type GateMiddleware = (
   next: (error?: unknown) => unknown,
 ) => Promise<void>;
 
-type Admission =
-  | { readonly ok: true; readonly auth: AuthInfo }
-  | { readonly ok: false; readonly refusal: GateRefusal };
+/** Reads a node request body within `limit` bytes; `undefined` when it is larger (reading stops there). */
+async function boundedBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limit) return undefined;
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
+}
+
+type BodyCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly status: number; readonly body: object };
+
+const rpcError = (id: string | number | null, code: number, message: string) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message },
+});
+
+/**
+ * Reads an admitted POST body once, within `limit`, and hands it on as
+ * `req.body` (parsed) and `req.rawBody` (bytes, which the SDK v1 transport
+ * reads instead of the stream). A body a parser already read is taken as it
+ * is. Refuses an oversized body (413), malformed JSON (400), a batch (400)
+ * and a `tools/call` with malformed params (-32602) before the transport sees them.
+ */
+async function checkBody(req: GatedRequest, limit: number): Promise<BodyCheck> {
+  let value: Json;
+  if (req.body !== undefined && req.readableEnded) {
+    value = req.body as Json;
+  } else {
+    const bytes = await boundedBody(req, limit);
+    if (bytes === undefined) {
+      return {
+        ok: false,
+        status: 413,
+        body: rpcError(null, -32600, `The request body is larger than ${limit} bytes.`),
+      };
+    }
+    try {
+      value = JSON.parse(bytes.toString('utf8')) as Json;
+    } catch {
+      return { ok: false, status: 400, body: rpcError(null, -32700, 'Parse error: the body is not JSON.') };
+    }
+    req.rawBody = bytes;
+    req.body = value;
+  }
+  const edge = screenMessage(value, 'HTTP POST');
+  if (!edge) return { ok: true };
+  return {
+    ok: false,
+    status: edge.code === -32600 ? 400 : 200,
+    body: rpcError(edge.id, edge.code, edge.message),
+  };
+}
 
 /**
  * The Gatehouse HTTP gate for an SDK v1 server on node:http or Express, run
- * on every request before the v1 transport: gate checks such as the kill
- * switch (503 + `Retry-After`), `Host` and `Origin` (403), the bearer
- * credential (401 + `WWW-Authenticate`), then the authenticator (401/403).
- * On success it sets `req.auth` (kept if an earlier middleware set it) with
- * the connection in `extra`, so the mounted tools read it per request; the
- * token itself is not passed on. A hook that throws fails closed with a bare
- * 500 and reports to `onerror`.
+ * on every request before the v1 transport: admission, the same as on every
+ * transport (gate checks such as the kill switch, 503 + `Retry-After`;
+ * `Host` and `Origin`, 403; the bearer credential, 401 + `WWW-Authenticate`;
+ * the authenticator, 401/403), refusals logged to `logger`. An admitted POST
+ * body is then read within `maxBodyBytes` (413 beyond it) and a JSON-RPC
+ * batch is refused (400) before any of its requests runs; the body is handed
+ * on as `req.body` and `req.rawBody`. On success it sets `req.auth` (kept if
+ * an earlier middleware set it) with the connection in `extra`, so the
+ * mounted tools read it per request; the token itself is not passed on. A
+ * hook that throws fails closed with a bare 500 and reports to `onerror`.
  *
  * @example
- * http.createServer((req, res) => gate(req, res, () => transport.handleRequest(req, res)));
+ * http.createServer((req, res) => gate(req, res, () => transport.handleRequest(req, res, req.body)));
  */
 export function createGateMiddleware<TRight extends string>(
   gatehouse: GatehouseServer<TRight>,
@@ -59,46 +141,61 @@ export function createGateMiddleware<TRight extends string>(
       'createGateMiddleware: allowedHosts and allowedOrigins may not be empty lists.',
     );
   }
+  const maxBodyBytes = byteLimit(options.maxBodyBytes, 'createGateMiddleware');
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
+  const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
 
-  const admit = async (req: GatedRequest): Promise<Admission> => {
-    const gated = await gatehouse.checkGate({ transport: 'http' });
-    if (gated) return { ok: false, refusal: gated };
-    const badHost =
-      checkHost(req.headers.host, allowedHosts) ?? checkOrigin(req.headers.origin, allowedOrigins);
-    if (badHost) return { ok: false, refusal: badHost };
-    const bearer = readBearer(req.headers.authorization);
-    if (!bearer.ok) return { ok: false, refusal: bearerRefusal(bearer.problem) };
-    const decision = await gatehouse.authenticate({
-      token: bearer.token,
-      transportTenant: options.tenantFrom?.(req),
-    });
-    if (!decision.ok) return { ok: false, refusal: { status: decision.status, reason: decision.reason } };
-    const { connection } = decision;
+  const authOf = async (req: GatedRequest): Promise<AuthInfo | GateRefusal> => {
+    const admission = await admit(
+      gatehouse,
+      {
+        transport: 'http',
+        host: req.headers.host,
+        origin: req.headers.origin,
+        authorization: req.headers.authorization,
+        allowedHosts,
+        allowedOrigins,
+        tenant: () => options.tenantFrom?.(req),
+        clientAddress: () => (options.clientAddress ? options.clientAddress(req) : req.socket?.remoteAddress),
+      },
+      log,
+    );
+    if ('refusal' in admission) return admission.refusal;
+    const { connection } = admission;
     const base: AuthInfo = req.auth ?? {
       token: '[redacted]',
       clientId: connection.clientName,
       scopes: [...connection.rights],
     };
-    return { ok: true, auth: { ...base, extra: { ...base.extra, [CONNECTION_KEY]: connection } } };
+    return { ...base, extra: { ...base.extra, [CONNECTION_KEY]: connection } };
   };
 
   return async function gatehouseGate(req, res, next) {
-    let admission: Admission;
+    let admitted: AuthInfo | GateRefusal;
+    let body: BodyCheck = { ok: true };
     try {
-      admission = await admit(req);
+      admitted = await authOf(req);
+      if ('token' in admitted && req.method === 'POST') body = await checkBody(req, maxBodyBytes);
     } catch (error) {
       reportTo(options.onerror, error);
       res.writeHead(500, { 'content-type': 'application/json' }).end(internalErrorBody());
       return;
     }
-    if (!admission.ok) {
-      const rendered = renderRefusal(admission.refusal, options);
+    if (!('token' in admitted)) {
+      const rendered = renderRefusal(admitted, options);
       res.writeHead(rendered.status, rendered.headers).end(rendered.body);
       return;
     }
-    req.auth = admission.auth;
+    if (!body.ok) {
+      const headers = {
+        'content-type': 'application/json',
+        ...(body.status === 413 ? { connection: 'close' } : {}),
+      };
+      res.writeHead(body.status, headers).end(JSON.stringify(body.body));
+      return;
+    }
+    req.auth = admitted;
     await next();
   };
 }

@@ -12,8 +12,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Connection } from '../context.js';
 import { ConfigurationError } from '../errors.js';
+import type { Logger } from '../logging.js';
 import type { GatehouseServer } from '../server.js';
+import { admit } from './admission.js';
+import { refusalLog, silentRefusalLog } from './refusalLog.js';
 import { reportTo } from './report.js';
+import { screenIncoming } from './screen.js';
 import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
 import { CONNECTION_KEY, gateRpcError, internalRpcError, V1RpcError } from './v1Errors.js';
 
@@ -32,6 +36,13 @@ export interface MountOptions {
    * only: the client gets a bare JSON-RPC internal error.
    */
   readonly onerror?: (error: Error) => void;
+  /**
+   * Where gate refusals on the configured `credential` (stdio) are logged, at
+   * info or warn, never token material; at most one line per reason a minute,
+   * then one "N suppressed" line. Over HTTP the gate middleware logs them.
+   * Pass the server's logger. Default: silent.
+   */
+  readonly logger?: Logger;
 }
 
 type Resolve<TRight extends string> = (extra: V1Extra) => Promise<Connection<TRight>>;
@@ -45,12 +56,12 @@ function resolver<TRight extends string>(
     const token = credential.token;
     if (!token)
       throw new ConfigurationError('mountGatehouse: credential.token is empty (set it in the environment).');
+    const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
     return async () => {
-      const gated = await gatehouse.checkGate({ transport: 'stdio' });
-      if (gated) throw gateRpcError(gated);
-      const decision = await gatehouse.authenticate({ token, transportTenant: credential.tenant });
-      if (!decision.ok) throw gateRpcError({ status: decision.status, reason: decision.reason });
-      return decision.connection;
+      const request = { transport: 'stdio', token, tenant: credential.tenant } as const;
+      const admission = await admit(gatehouse, request, log);
+      if ('refusal' in admission) throw gateRpcError(admission.refusal);
+      return admission.connection;
     };
   }
   return async (extra) => {
@@ -94,7 +105,10 @@ const isMcpServer = (target: Server | McpServer): target is McpServer =>
  * goes to the host only for a name the host lists and Gatehouse does not
  * show this connection; everything else is Gatehouse's (unknown and hidden
  * names get Gatehouse's reasoned errors). Only `McpError`s and gate refusals
- * reach the client; anything else thrown becomes a bare internal error.
+ * reach the client; anything else thrown becomes a bare internal error. A
+ * `tools/call` with malformed params gets one short -32602 sentence on any
+ * transport the server connects to; for stdio, {@link StdioLineTransport}
+ * also bounds each line and refuses batches.
  *
  * @example
  * const server = new McpServer({ name: 'notes', version: '1.0.0' });
@@ -130,6 +144,22 @@ export function mountGatehouse<TRight extends string>(
       sealed(() => callTool(mount, request as CallToolRequest, extra)),
     );
   });
+  screenOnConnect(server, options.onerror);
+}
+
+/**
+ * Screens every transport the server connects to: a `tools/call` with
+ * malformed params gets the short -32602 sentence from the transport itself,
+ * before the SDK's own `tools/call` wrapper would answer with its validator's dump.
+ */
+function screenOnConnect(server: Server, onerror: ((error: Error) => void) | undefined): void {
+  const connect = server.connect.bind(server);
+  server.connect = (transport) => {
+    // Protocol.connect sets the transport's onmessage before its first await
+    const connecting = connect(transport);
+    screenIncoming(transport, onerror);
+    return connecting;
+  };
 }
 
 /** One mount: the Gatehouse server, the host's captured handlers, and the clashes reported so far. */

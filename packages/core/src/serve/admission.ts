@@ -1,0 +1,96 @@
+import type { Connection, GateRefusal } from '../context.js';
+import type { GatehouseServer } from '../server.js';
+import { bearerRefusal, readBearer } from './bearer.js';
+import { checkHost, checkOrigin } from './hostOrigin.js';
+import { type AdmissionStep, type RefusalLog, silentRefusalLog } from './refusalLog.js';
+
+export type { AdmissionStep } from './refusalLog.js';
+
+/** An HTTP request as admission sees it: headers only, never the body. */
+export interface HttpAdmissionRequest {
+  readonly transport: 'http';
+  readonly host: string | null | undefined;
+  readonly origin: string | null | undefined;
+  readonly authorization: string | null | undefined;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[];
+  /** The tenant the transport names (`tenantFrom`); asked only once a bearer token is there. */
+  readonly tenant?: (() => string | undefined) | undefined;
+  /** The client's address, for the refusal log only; asked only when the request is refused. */
+  readonly clientAddress?: (() => string | undefined) | undefined;
+}
+
+/** A stdio request: the credential comes from configuration; there are no headers to check. */
+export interface StdioAdmissionRequest {
+  readonly transport: 'stdio';
+  readonly token: string;
+  readonly tenant?: string | undefined;
+}
+
+/** What a transport hands to {@link admit}. */
+export type AdmissionRequest = HttpAdmissionRequest | StdioAdmissionRequest;
+
+/** Admitted with a connection, or refused with the step that refused. */
+export type Admission<TRight extends string = string> =
+  | { readonly connection: Connection<TRight> }
+  | { readonly refusal: GateRefusal; readonly step: AdmissionStep };
+
+type Decided = { readonly refusal: GateRefusal; readonly step: AdmissionStep } | { readonly token: string };
+
+/** The steps before the authenticator: gate checks, then Host/Origin and bearer where the transport has them. */
+async function beforeCredential<TRight extends string>(
+  server: GatehouseServer<TRight>,
+  request: AdmissionRequest,
+): Promise<Decided> {
+  const gated = await server.checkGate({ transport: request.transport });
+  if (gated) return { refusal: gated, step: 'gate' };
+  if (request.transport === 'stdio') return { token: request.token };
+  const host = checkHost(request.host, request.allowedHosts);
+  if (host) return { refusal: host, step: 'host' };
+  const origin = checkOrigin(request.origin, request.allowedOrigins);
+  if (origin) return { refusal: origin, step: 'origin' };
+  const bearer = readBearer(request.authorization);
+  if (!bearer.ok) return { refusal: bearerRefusal(bearer.problem), step: 'bearer' };
+  return { token: bearer.token };
+}
+
+/**
+ * Admits one request, the same way on every transport (Streamable HTTP, the
+ * SDK v1 gate middleware, stdio, the SDK v1 mount): gate checks such as the
+ * global kill switch (503) → `Host` and `Origin` where the transport has
+ * them (403) → the bearer credential (401) → the host's authenticator,
+ * which resolves the connection with live rights (401/403). Nothing is
+ * cached: every request runs every step (I4, I6). A refusal is written to
+ * `log` (rate-limited, no token material). A gate check, `tenant` reader or
+ * authenticator that throws rejects: the transport fails closed and reports it.
+ */
+export async function admit<TRight extends string>(
+  server: GatehouseServer<TRight>,
+  request: AdmissionRequest,
+  log: RefusalLog = silentRefusalLog,
+): Promise<Admission<TRight>> {
+  let decided: Decided = await beforeCredential(server, request);
+  if ('token' in decided) {
+    const transportTenant = request.transport === 'stdio' ? request.tenant : request.tenant?.();
+    const decision = await server.authenticate({ token: decided.token, transportTenant });
+    if (decision.ok) return { connection: decision.connection };
+    decided = { refusal: { status: decision.status, reason: decision.reason }, step: 'credential' };
+  }
+  log.refused({
+    refusal: decided.refusal,
+    step: decided.step,
+    transport: request.transport,
+    clientAddress: addressOf(request),
+  });
+  return decided;
+}
+
+/** The client's address for the log; a reader that throws leaves it out and changes nothing else. */
+function addressOf(request: AdmissionRequest): string | undefined {
+  if (request.transport !== 'http') return undefined;
+  try {
+    return request.clientAddress?.();
+  } catch {
+    return undefined;
+  }
+}

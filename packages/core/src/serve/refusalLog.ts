@@ -1,0 +1,153 @@
+import type { GateRefusal } from '../context.js';
+import type { Logger } from '../logging.js';
+
+/** The admission step that refused a request. */
+export type AdmissionStep = 'gate' | 'host' | 'origin' | 'bearer' | 'credential';
+
+/** One refused request, as admission reports it: never a token, nor any part of one. */
+export interface RefusalEvent {
+  readonly refusal: GateRefusal;
+  readonly step: AdmissionStep;
+  readonly transport: 'http' | 'stdio';
+  /** The client's address where the transport knows it (HTTP: the socket, or the host's `clientAddress`). */
+  readonly clientAddress?: string | undefined;
+}
+
+/** Writes refusal lines, rate-limited; see {@link refusalLog}. */
+export interface RefusalLog {
+  refused(event: RefusalEvent): void;
+}
+
+/** Options of {@link refusalLog}. */
+export interface RefusalLogOptions {
+  /** Length of one window; default one minute. */
+  readonly windowMs?: number;
+  /** Lines written per client address and reason in one window; default 1. */
+  readonly perWindow?: number;
+  /** Most (address, reason) pairs tracked at once; default 1,000. Beyond, new pairs share one entry. */
+  readonly maxKeys?: number;
+  /** Milliseconds since the epoch; tests pin it. */
+  readonly now?: () => number;
+}
+
+interface Entry {
+  readonly event: RefusalEvent;
+  readonly overflow: boolean;
+  start: number;
+  written: number;
+  suppressed: number;
+}
+
+const OVERFLOW = '*';
+
+/** A refusal log that writes nothing (no logger given). */
+export const silentRefusalLog: RefusalLog = Object.freeze({ refused() {} });
+
+const keyOf = ({ refusal, step, transport, clientAddress }: RefusalEvent): string =>
+  [clientAddress ?? '-', transport, refusal.status, step].join(' ');
+
+/** 403 (a foreign Host or Origin, a forbidden credential) is a warning; 401 and 503 are routine. */
+const levelOf = (entry: Entry): 'info' | 'warn' =>
+  entry.overflow || entry.event.refusal.status === 403 ? 'warn' : 'info';
+
+function refusalRecord({ refusal, step, transport, clientAddress }: RefusalEvent): object {
+  return {
+    event: 'gate_refusal',
+    transport,
+    status: refusal.status,
+    step,
+    reason: refusal.reason,
+    ...(clientAddress === undefined ? {} : { client_address: clientAddress }),
+  };
+}
+
+function suppressedRecord(entry: Entry, windowMs: number): object {
+  const { refusal, step, transport, clientAddress } = entry.event;
+  return {
+    event: 'gate_refusal_suppressed',
+    suppressed: entry.suppressed,
+    window_ms: windowMs,
+    ...(entry.overflow
+      ? { client_address: OVERFLOW }
+      : {
+          transport,
+          status: refusal.status,
+          step,
+          ...(clientAddress === undefined ? {} : { client_address: clientAddress }),
+        }),
+  };
+}
+
+/**
+ * Logs gate refusals (401, 403, 503) at info or warn, never error: the reason,
+ * the transport, the admission step and the client address, never a token.
+ * At most `perWindow` lines per client address and reason (status and step)
+ * per window; when a window with suppressed lines rolls over, one line says
+ * how many. Memory is bounded: at most `maxKeys` pairs are tracked, expired
+ * ones are swept once per window, and new pairs beyond the cap share one entry.
+ * A logger that throws changes nothing about the refusal.
+ */
+export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): RefusalLog {
+  const windowMs = options.windowMs ?? 60_000;
+  const perWindow = options.perWindow ?? 1;
+  const maxKeys = options.maxKeys ?? 1_000;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  let sweptAt = now();
+
+  const write = (level: 'info' | 'warn', record: object, message: string): void => {
+    try {
+      logger[level](record, message);
+    } catch {
+      // logging only
+    }
+  };
+  const rollOver = (entry: Entry): void => {
+    if (entry.suppressed > 0) {
+      write(
+        levelOf(entry),
+        suppressedRecord(entry, windowMs),
+        `${entry.suppressed} gate refusals suppressed`,
+      );
+    }
+  };
+  const sweep = (at: number): void => {
+    sweptAt = at;
+    for (const [key, entry] of entries) {
+      if (at - entry.start < windowMs) continue;
+      rollOver(entry);
+      entries.delete(key);
+    }
+  };
+  const entryFor = (event: RefusalEvent, at: number): Entry => {
+    let key = keyOf(event);
+    let entry = entries.get(key);
+    if (!entry && entries.size >= maxKeys) {
+      key = OVERFLOW;
+      entry = entries.get(key);
+    }
+    if (entry && at - entry.start >= windowMs) {
+      rollOver(entry);
+      entry = undefined;
+    }
+    if (!entry) {
+      entry = { event, overflow: key === OVERFLOW, start: at, written: 0, suppressed: 0 };
+      entries.set(key, entry);
+    }
+    return entry;
+  };
+
+  return {
+    refused(event) {
+      const at = now();
+      if (at - sweptAt >= windowMs) sweep(at);
+      const entry = entryFor(event, at);
+      if (entry.written >= perWindow) {
+        entry.suppressed++;
+        return;
+      }
+      entry.written++;
+      write(event.refusal.status === 403 ? 'warn' : 'info', refusalRecord(event), 'gate refusal');
+    },
+  };
+}
