@@ -9,11 +9,13 @@ export interface CustomerRow {
   readonly passwordHash: string;
   readonly apiKey?: string | null;
   readonly createdAt: Date;
+  /** Incremented by every UPDATE of the row. */
+  readonly revision: number;
 }
 
 export const customerPresenter = definePresenter({
   name: 'customer',
-  versioned: true,
+  versioned: { revision: 'revision' },
   fields: {
     id: field.string(),
     name: field.string().personal(),
@@ -30,6 +32,7 @@ export const adaRow: CustomerRow = {
   passwordHash: 'argon2id$v=19$m=65536…',
   apiKey: 'gh_key_once',
   createdAt: new Date('2026-03-20T09:15:00Z'),
+  revision: 3,
 };
 
 export function showCustomer(row: CustomerRow, now: Date) {

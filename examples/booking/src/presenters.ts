@@ -5,9 +5,9 @@ import type { Versions } from './services/support.js';
 
 /**
  * What leaves the server, field by field (I17). Secret columns (a customer's
- * portal password hash and payment reference, a technician's phone, a
- * booking's revision counter) are not listed, so they never leave. The UI's
- * REST API and the MCP tools present with the same lists.
+ * portal password hash and payment reference, a technician's phone) are not
+ * listed, so they never leave. The UI's REST API and the MCP tools present
+ * with the same lists.
  */
 const customerFields = {
   id: field.string(),
@@ -50,26 +50,38 @@ const deliveryFields = {
   sent_at: field.instant().from('sentAt'),
 };
 
+/**
+ * Customers and bookings carry a `revision` counter every write increments;
+ * their `version` hashes the presented content and that revision, so it never
+ * repeats for one object, even when a change is undone (I12). The revision
+ * itself is not a listed field and does not leave.
+ */
+const byRevision = { revision: 'revision' } as const;
+
 /** One customer, with `version` (I12) and the customer's notes as untrusted text (I16). */
 export const customerPresenter = definePresenter({
   name: 'customer',
-  versioned: true,
+  versioned: byRevision,
   fields: customerFields,
 });
 
 /** A list of customers. */
 export const customerListPresenter = definePresenter({
   name: 'customers',
-  fields: { customers: field.list(field.object(customerFields, { versioned: true })) },
+  fields: { customers: field.list(field.object(customerFields, { versioned: byRevision })) },
 });
 
 /** One booking, with `version` (I12), times per I20 and the price in minor units. */
-export const bookingPresenter = definePresenter({ name: 'booking', versioned: true, fields: bookingFields });
+export const bookingPresenter = definePresenter({
+  name: 'booking',
+  versioned: byRevision,
+  fields: bookingFields,
+});
 
 /** A list of bookings. */
 export const bookingListPresenter = definePresenter({
   name: 'bookings',
-  fields: { bookings: field.list(field.object(bookingFields, { versioned: true })) },
+  fields: { bookings: field.list(field.object(bookingFields, { versioned: byRevision })) },
 });
 
 /** A deleted booking, as it was. */
@@ -104,7 +116,7 @@ export const pageSentPresenter = definePresenter({
   fields: { page: field.object(deliveryFields), technician: reference, booking: reference.nullable() },
 });
 
-/** The version definition the services compare-and-set on: the presenters' content hash (I12). */
+/** The version definition the services compare: the presenters' hash of content and revision (I12). */
 export const versions: Versions = {
   booking: (booking) => bookingPresenter.versionOf(booking),
   customer: (customer) => customerPresenter.versionOf(customer),

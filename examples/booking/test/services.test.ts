@@ -87,6 +87,43 @@ describe('BookingService', () => {
     expect(t.count('bookings', 'id = ? AND revision = 2', read.id)).toBe(1);
   });
 
+  it('gives A, B and A again three versions and refuses the version read before the change as stale', async () => {
+    await using t = testApp();
+    const { bookings } = t.servicesAs('ws_acme', 'p_dan');
+    const a = bookings.get('bk_ada_boiler');
+    const b = bookings.update(a.id, versions.booking(a), { durationMinutes: a.durationMinutes + 30 });
+    const aAgain = bookings.update(a.id, versions.booking(b), { durationMinutes: a.durationMinutes });
+    const seen = [a, b, aAgain].map((booking) => versions.booking(booking));
+    expect(new Set(seen).size).toBe(3);
+    expect(aAgain.revision).toBe(a.revision + 2);
+    expect(codeOf(() => bookings.update(a.id, versions.booking(a), { durationMinutes: 120 }))).toBe(
+      'conflict',
+    );
+    expect(codeOf(() => bookings.update(a.id, versions.booking(b), { durationMinutes: 120 }))).toBe(
+      'conflict',
+    );
+    expect(bookings.get(a.id).durationMinutes).toBe(a.durationMinutes);
+    expect(t.count('bookings', 'id = ? AND revision = ?', a.id, a.revision + 2)).toBe(1);
+  });
+
+  it('increments the revision with every status change and batch reschedule, so versions never come back', async () => {
+    await using t = testApp();
+    const { bookings } = t.servicesAs('ws_acme', 'p_dan');
+    const read = bookings.get('bk_ada_boiler');
+    const confirmed = bookings.update(read.id, versions.booking(read), { status: 'confirmed' });
+    expect(confirmed.revision).toBe(read.revision + 1);
+    const [later] = bookings.reschedule({ ids: [read.id] }, 60);
+    const [back] = bookings.reschedule({ ids: [read.id] }, -60);
+    expect(later?.revision).toBe(read.revision + 2);
+    expect(back?.revision).toBe(read.revision + 3);
+    expect(back?.startsAt.epochMilliseconds).toBe(confirmed.startsAt.epochMilliseconds);
+    expect(versions.booking(back ?? read)).not.toBe(versions.booking(confirmed));
+    expect(codeOf(() => bookings.update(read.id, versions.booking(confirmed), { durationMinutes: 90 }))).toBe(
+      'conflict',
+    );
+    expect(t.count('bookings', 'id = ? AND revision = ?', read.id, read.revision + 3)).toBe(1);
+  });
+
   it('answers conflict when another channel changed the booking after the caller read it', async () => {
     await using t = testApp();
     const { bookings } = t.servicesAs('ws_acme', 'p_dan');
@@ -152,6 +189,18 @@ describe('CustomerService', () => {
     expect(customers.find('%')).toEqual([]);
     expect(customers.find(undefined).map((c) => c.id)).toEqual(['cu_ada', 'cu_alan', 'cu_grace']);
     expect(customers.find('linus')).toEqual([]);
+  });
+
+  it('gives a customer a new version when its revision moves, even with the same content', async () => {
+    await using t = testApp();
+    const { customers } = t.servicesAs('ws_acme', 'p_vera');
+    const before = customers.get('cu_ada');
+    expect(before.revision).toBe(1);
+    t.app.database.db.prepare("UPDATE customers SET revision = revision + 1 WHERE id = 'cu_ada'").run();
+    const after = customers.get('cu_ada');
+    expect({ ...after, revision: before.revision }).toEqual(before);
+    expect(versions.customer(after)).not.toBe(versions.customer(before));
+    expect(customers.find('ada')[0]?.revision).toBe(2);
   });
 });
 

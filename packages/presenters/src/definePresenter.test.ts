@@ -237,3 +237,84 @@ describe('definePresenter', () => {
     expect(() => plain.present({}, env)).toThrow(/record\.id: the value is missing/);
   });
 });
+
+describe('definePresenter versioned by revision (I12)', () => {
+  const noteFields = { id: field.string(), text: field.string() };
+  const notePresenter = definePresenter({
+    name: 'note',
+    versioned: { revision: 'revision' },
+    fields: noteFields,
+  });
+  const contentOnly = definePresenter({ name: 'note', versioned: true, fields: noteFields });
+  const a = { id: 'n1', text: 'Call Ada', revision: 1 };
+  const b = { id: 'n1', text: 'Call Ada at noon', revision: 2 };
+  const aAgain = { id: 'n1', text: 'Call Ada', revision: 3 };
+
+  it('gives three distinct versions for A, B and A again', () => {
+    const seen = [a, b, aAgain].map((note) => notePresenter.versionOf(note));
+    expect(new Set(seen).size).toBe(3);
+    for (const version of seen) expect(version).toMatch(/^[0-9a-f]{16}$/);
+    expect(notePresenter.present(aAgain, env).version).toBe(seen[2]);
+  });
+
+  it('repeats a content-only version after A→B→A, which the revision prevents', () => {
+    expect(contentOnly.versionOf(aAgain)).toBe(contentOnly.versionOf(a));
+    expect(notePresenter.versionOf(aAgain)).not.toBe(notePresenter.versionOf(a));
+  });
+
+  it('changes version when only the revision changes, and when only the content changes', () => {
+    const base = notePresenter.versionOf(a);
+    expect(notePresenter.versionOf({ ...a, revision: 2 })).not.toBe(base);
+    expect(notePresenter.versionOf({ ...a, text: 'Call Ada!' })).not.toBe(base);
+    expect(notePresenter.versionOf({ ...a })).toBe(base);
+    expect(notePresenter.versionOf(a)).not.toBe(contentOnly.versionOf(a));
+  });
+
+  it('keeps the revision out of the output and says so in the schema', () => {
+    const presented = notePresenter.present(a, env);
+    expect(Object.keys(presented)).toEqual(['id', 'text', 'version']);
+    expect(notePresenter.revisionKey).toBe('revision');
+    expect(contentOnly.revisionKey).toBeUndefined();
+    const properties = notePresenter.outputSchema.properties as Record<string, { description?: string }>;
+    expect(properties.version?.description).toMatch(/revision/);
+    expect(notePresenter.outputSchema.required).toContain('version');
+  });
+
+  it('fails with the path, never the value, when the revision is missing or not a counter', () => {
+    const bad = [undefined, -1, 1.5, '7', Number.MAX_SAFE_INTEGER + 1];
+    for (const revision of bad) {
+      const record = { ...a, revision } as unknown as typeof a;
+      expect(() => notePresenter.present(record, env)).toThrow(TypeError);
+      expect(() => notePresenter.versionOf(record)).toThrow(/^note\.revision: expected the revision/);
+    }
+  });
+
+  it('refuses a malformed versioned option', () => {
+    const bad = [{ revision: '' }, { revision: 1 }, {}, { revision: 'revision', extra: true }, 'yes'];
+    for (const versioned of bad) {
+      expect(() =>
+        // @ts-expect-error versioned is a boolean or { revision: key }
+        definePresenter({ versioned, fields: noteFields }),
+      ).toThrow(ConfigurationError);
+    }
+    expect(() =>
+      definePresenter({ versioned: { revision: 'revision' }, fields: { version: field.string() } }),
+    ).toThrow(/"version"/);
+  });
+
+  it('requires the revision key in the record type and stamps version in the output type', () => {
+    type Note = Parameters<typeof notePresenter.present>[0];
+    expectTypeOf<Note>().toEqualTypeOf<{
+      readonly id: string;
+      readonly text: string;
+      readonly revision: number;
+    }>();
+    expectTypeOf(notePresenter.present(a, env)).toEqualTypeOf<{
+      readonly id: string;
+      readonly text: string;
+      readonly version: string;
+    }>();
+    // @ts-expect-error a presenter versioned by revision needs the revision in the record
+    expect(() => notePresenter.versionOf({ id: 'n1', text: 'Call Ada' })).toThrow(TypeError);
+  });
+});

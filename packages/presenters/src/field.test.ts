@@ -104,6 +104,37 @@ describe('field', () => {
   });
 });
 
+describe('field.object versioned by revision (I12)', () => {
+  const list = definePresenter({
+    fields: {
+      items: field.list(
+        field.object({ id: field.string(), qty: field.integer() }, { versioned: { revision: 'rev' } }),
+      ),
+    },
+  });
+
+  it('stamps each item with a version that follows its revision, not only its content', () => {
+    const items = [
+      { id: 'i1', qty: 2, rev: 1 },
+      { id: 'i1', qty: 3, rev: 2 },
+      { id: 'i1', qty: 2, rev: 3 },
+    ];
+    const presented = list.present({ items }, env).items;
+    expect(new Set(presented.map((item) => item.version)).size).toBe(3);
+    expect(presented[0]).toEqual({ id: 'i1', qty: 2, version: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expectTypeOf(presented[0]?.version).toEqualTypeOf<string | undefined>();
+  });
+
+  it('names the item path when an item lacks its revision, and refuses a malformed option', () => {
+    const items = [{ id: 'i1', qty: 2 }] as unknown as { id: string; qty: number; rev: number }[];
+    expect(() => list.present({ items }, env)).toThrow(/^record\.items\[0\]\.rev: expected the revision/);
+    expect(() =>
+      // @ts-expect-error revision names a record key
+      field.object({ id: field.string() }, { versioned: { revision: 7 } }),
+    ).toThrow(ConfigurationError);
+  });
+});
+
 describe('field.string hidden characters (I16)', () => {
   const presenter = definePresenter({ fields: { name: field.string() } });
   const present = (name: string) => presenter.present({ name }, { now: new Date(0) }).name;

@@ -1,15 +1,28 @@
 import type { Json, JsonSchema } from '@gatehousejs/core';
 import { ConfigurationError } from '@gatehousejs/core';
-import type { AnyField, Field, FieldMap, InputOf, OutputOf, PresentedOf, ValueOf } from './fieldTypes.js';
+import type {
+  AnyField,
+  Field,
+  FieldMap,
+  InputOf,
+  OutputOf,
+  PresentedOf,
+  ValueOf,
+  Versioning,
+} from './fieldTypes.js';
 import { isField, makeField, typeName } from './internal/makeField.js';
-import { checkFields, listSpec, objectSpec } from './internal/objectField.js';
+import { checkFields, checkVersioning, listSpec, objectSpec } from './internal/objectField.js';
 import { moneyField } from './presentMoney.js';
 import { instantField } from './presentTime.js';
 import { sanitizeText, untrustedTextField } from './untrustedText.js';
 
 /** Options of `field.object()`. */
-export interface ObjectFieldOptions<TVersioned extends boolean> {
-  /** Stamp a `version` content hash on this object (I12). */
+export interface ObjectFieldOptions<TVersioned extends Versioning> {
+  /**
+   * Stamp `version` on this object (I12): `true` hashes the presented content,
+   * `{ revision: 'revision' }` also the revision counter under that record key,
+   * so the version never repeats (see {@link Versioning}).
+   */
   readonly versioned?: TVersioned;
 }
 
@@ -50,12 +63,12 @@ function enumField<const TValues extends readonly [string, ...string[]]>(
   return leaf('enum', { type: 'string', enum: [...values] }, accepts, `one of ${values.join(', ')}`);
 }
 
-function objectField<const TFields extends FieldMap, TVersioned extends boolean = false>(
+function objectField<const TFields extends FieldMap, const TVersioned extends Versioning = false>(
   fields: TFields,
   options: ObjectFieldOptions<TVersioned> = {},
-): Field<ValueOf<TFields>, PresentedOf<TFields, TVersioned>> {
-  const versioned = options.versioned === true;
-  return makeField(objectSpec(checkFields(fields, versioned, 'field.object'), versioned));
+): Field<ValueOf<TFields, TVersioned>, PresentedOf<TFields, TVersioned>> {
+  const rule = checkVersioning(options.versioned, 'field.object');
+  return makeField(objectSpec(checkFields(fields, rule.versioned, 'field.object'), rule));
 }
 
 function listField<TItem extends AnyField>(
@@ -93,7 +106,7 @@ export const field = Object.freeze({
   boolean: () => leaf('boolean', { type: 'boolean' }, isBoolean, 'a boolean'),
   /** One of a fixed list of strings. */
   enum: enumField,
-  /** A nested object with its own field list; optionally versioned. */
+  /** A nested object with its own field list; optionally versioned, by content or by content and revision. */
   object: objectField,
   /** A list of one item field. */
   list: listField,

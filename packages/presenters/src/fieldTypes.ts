@@ -19,10 +19,25 @@ export interface FieldMeta {
   readonly description: string | undefined;
 }
 
+/**
+ * How a versioned object stamps `version` (I12): `true` hashes its presented
+ * content only, so the version repeats when the content returns to an earlier
+ * state (A→B→A); `{ revision: 'revision' }` also hashes the revision counter
+ * the record holds under that key, so the version never repeats for one object.
+ * `false` stamps nothing.
+ */
+export type Versioning = boolean | { readonly revision: string };
+
 /** How a field nests: a leaf, an object with its own field list, or a list of one item field. */
 export type FieldShape =
   | { readonly type: 'leaf' }
-  | { readonly type: 'object'; readonly fields: FieldMap; readonly versioned: boolean }
+  | {
+      readonly type: 'object';
+      readonly fields: FieldMap;
+      readonly versioned: boolean;
+      /** The record key of the revision counter `version` includes, if any. */
+      readonly revisionKey: string | undefined;
+    }
   | { readonly type: 'list'; readonly item: AnyField };
 
 /**
@@ -79,8 +94,18 @@ type OptionalKeys<TFields extends FieldMap> = {
   [K in keyof TFields]: undefined extends InputOf<TFields[K]> ? K : never;
 }[keyof TFields];
 
-/** The record type a field list reads: one key per field (renamed by `.from()`), nullable fields optional. */
-export type ValueOf<TFields extends FieldMap> = Simplify<
+/** The revision key a {@link Versioning} reads, as a record type: `{ readonly revision: number }`. */
+export type RevisionOf<TVersioned extends Versioning> = TVersioned extends {
+  readonly revision: infer K extends string;
+}
+  ? { readonly [P in K]: number }
+  : unknown;
+
+/**
+ * The record type a field list reads: one key per field (renamed by `.from()`), nullable
+ * fields optional, and the revision key when `TVersioned` names one.
+ */
+export type ValueOf<TFields extends FieldMap, TVersioned extends Versioning = false> = Simplify<
   {
     readonly [K in keyof TFields as K extends OptionalKeys<TFields>
       ? never
@@ -89,12 +114,14 @@ export type ValueOf<TFields extends FieldMap> = Simplify<
     readonly [K in keyof TFields as K extends OptionalKeys<TFields>
       ? SourceKey<K, TFields[K]>
       : never]?: InputOf<TFields[K]>;
-  }
+  } & RevisionOf<TVersioned>
 >;
 
 /** The JSON object a field list returns, plus `version` when versioned. */
-export type PresentedOf<TFields extends FieldMap, TVersioned extends boolean = false> = Simplify<
-  { readonly [K in keyof TFields]: OutputOf<TFields[K]> } & (TVersioned extends true
+export type PresentedOf<TFields extends FieldMap, TVersioned extends Versioning = false> = Simplify<
+  { readonly [K in keyof TFields]: OutputOf<TFields[K]> } & (TVersioned extends
+    | true
+    | { readonly revision: string }
     ? { readonly version: string }
     : unknown)
 >;

@@ -12,7 +12,9 @@ export type {
   InputOf,
   OutputOf,
   PresentedOf,
+  RevisionOf,
   ValueOf,
+  Versioning,
 } from './fieldTypes.js';
 export type { Money, MoneyInputOptions, MoneyInputValue } from './money.js';
 export { currencyExponent, moneyOf, moneyToDecimal, parseMoney } from './money.js';

@@ -122,6 +122,13 @@ CREATE TABLE sessions (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'customer revision',
+    sql: `
+ALTER TABLE customers ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+`,
+  },
 ];
 
 /** The product schema version this code writes. */

@@ -99,6 +99,8 @@ export interface Customer {
   readonly phone: string | null;
   readonly notes: string | null;
   readonly createdAt: Temporal.ZonedDateTime;
+  /** Increments on every write, so its `version` never repeats (I12). */
+  readonly revision: number;
 }
 
 /** A technician who visits customers. */
@@ -120,7 +122,7 @@ export interface Booking {
   readonly price: Money;
   readonly createdBy: string;
   readonly createdAt: Temporal.ZonedDateTime;
-  /** Increments on every write; the services compare-and-set on it. */
+  /** Increments on every write, so its `version` never repeats; the services compare-and-set on it (I12). */
   readonly revision: number;
 }
 

@@ -98,7 +98,10 @@ export class BookingService extends BookingReads {
       .immediate();
   }
 
-  /** Changes a booking read at `version`; a stale version is `conflict` and changes nothing (I12). */
+  /**
+   * Changes a booking read at `version`; a stale version is `conflict` and changes nothing (I12).
+   * The write increments the revision, so `version` never comes back, even when a change is undone.
+   */
   update(id: string, version: string, changes: BookingChanges): Booking {
     return this.deps.db
       .transaction(() => {
@@ -217,7 +220,10 @@ export class BookingService extends BookingReads {
     if (busy && planned.status !== 'cancelled') throw technicianBusy(technician.name, busy);
   }
 
-  /** Compare-and-set on the revision: a concurrent writer makes this a `conflict`. */
+  /**
+   * Every write of a booking row: compare-and-set on the revision the caller's state was read
+   * at, incrementing it in the same statement; a concurrent writer makes this a `conflict`.
+   */
   #write(current: Booking, planned: Planned): void {
     const changed = this.deps.db
       .prepare(`UPDATE bookings SET technician_id = ?, starts_at = ?, zone = ?, duration_minutes = ?, price_minor = ?,

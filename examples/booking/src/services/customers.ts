@@ -9,10 +9,11 @@ interface CustomerRow {
   readonly phone: string | null;
   readonly notes: string | null;
   readonly created_at: number;
+  readonly revision: number;
 }
 
 /** Public columns only: the portal password hash and the payment reference never leave this module. */
-const COLUMNS = 'id, name, email, phone, notes, created_at';
+const COLUMNS = 'id, name, email, phone, notes, created_at, revision';
 
 /** Customers of the actor's workspace; every lookup is scoped to it (I3). */
 export class CustomerService {
@@ -32,6 +33,7 @@ export class CustomerService {
     phone: row.phone,
     notes: row.notes,
     createdAt: zoned(row.created_at, this.#zone),
+    revision: row.revision,
   });
 
   /** Customers whose name or e-mail contains `query` (case-insensitive), by name. */

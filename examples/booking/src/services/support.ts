@@ -4,9 +4,9 @@ import { Temporal } from 'temporal-polyfill';
 import type { Booking, Customer, Workspace } from '../domain/model.js';
 
 /**
- * The `version` a caller read (I12): a content hash of what the presenters
- * show, so the UI, the API and MCP agree on it. The composition root passes
- * the presenters' `versionOf`.
+ * The `version` a caller read (I12): a hash of what the presenters show and
+ * the row's revision, so it never repeats for one object and the UI, the API
+ * and MCP agree on it. The composition root passes the presenters' `versionOf`.
  */
 export interface Versions {
   booking(booking: Booking): string;

@@ -6,15 +6,48 @@ import { type FieldSpec, isField, typeName } from './makeField.js';
 /** Length of the hex prefix of the SHA-256 digest used as `version`. */
 export const VERSION_LENGTH = 16;
 
-const VERSION_SCHEMA: JsonSchema = {
+const VERSION_PATTERN = `^[0-9a-f]{${VERSION_LENGTH}}$`;
+
+const CONTENT_VERSION_SCHEMA: JsonSchema = {
   type: 'string',
-  pattern: `^[0-9a-f]{${VERSION_LENGTH}}$`,
+  pattern: VERSION_PATTERN,
   description: 'Content hash of this object; send it back with updates.',
 };
 
-/** The `version` for a state: the first 16 hex characters of its canonical-JSON SHA-256. */
-export function versionOfState(state: Json): string {
-  return digest(state).slice(0, VERSION_LENGTH);
+const REVISION_VERSION_SCHEMA: JsonSchema = {
+  type: 'string',
+  pattern: VERSION_PATTERN,
+  description: 'Hash of this object and its revision; never repeats. Send it back with updates.',
+};
+
+/** A checked `versioned` option: whether `version` is stamped, and the record key of the revision it includes. */
+export interface VersionRule {
+  readonly versioned: boolean;
+  readonly revision: string | undefined;
+}
+
+/**
+ * The `version` for a state: the first 16 hex characters of the canonical-JSON
+ * SHA-256 of the state, or of `{ revision, state }` when a revision is given.
+ */
+export function versionOfState(state: Json, revision?: number): string {
+  return digest(revision === undefined ? state : { revision, state }).slice(0, VERSION_LENGTH);
+}
+
+/** Checks a `versioned` option at definition time: `true`, `false`, absent, or `{ revision: 'key' }`. */
+export function checkVersioning(versioned: unknown, where: string): VersionRule {
+  if (versioned === undefined || versioned === false) return { versioned: false, revision: undefined };
+  if (versioned === true) return { versioned: true, revision: undefined };
+  if (typeof versioned === 'object' && versioned !== null && !Array.isArray(versioned)) {
+    const keys = Object.keys(versioned);
+    const revision: unknown = (versioned as { readonly revision?: unknown }).revision;
+    if (keys.length === 1 && typeof revision === 'string' && revision !== '') {
+      return { versioned: true, revision };
+    }
+  }
+  throw new ConfigurationError(
+    `${where}: versioned is true, false or { revision: 'key' } naming the record key of its revision counter.`,
+  );
 }
 
 /** Checks a field list at definition time; `where` names the definition in messages. */
@@ -43,25 +76,51 @@ export function checkFields(fields: unknown, versioned: boolean, where: string):
 }
 
 /** The spec of an object field: reads each listed key and nothing else. */
-export function objectSpec(fields: FieldMap, versioned: boolean): FieldSpec {
+export function objectSpec(fields: FieldMap, rule: VersionRule): FieldSpec {
   const entries = Object.entries(fields);
   return {
     kind: 'object',
-    shape: { type: 'object', fields, versioned },
-    schema: objectSchema(entries, versioned),
+    shape: { type: 'object', fields, versioned: rule.versioned, revisionKey: rule.revision },
+    schema: objectSchema(entries, rule),
     present(value, context) {
       const record = asRecord(value, context.path);
       const out: Record<string, Json> = {};
       for (const [key, field] of entries) {
         out[key] = field.present(read(record, key, field), child(context, key));
       }
-      if (versioned) out.version = versionOfState(stateOf(entries, record, context.path));
+      if (rule.versioned) out.version = versionOfRecord(entries, rule, record, context.path);
       return out;
     },
     state(value, path) {
       return stateOf(entries, asRecord(value, path), path);
     },
   };
+}
+
+/** The `version` a versioned object with this field list and rule stamps on `value`. */
+export function objectVersion(fields: FieldMap, rule: VersionRule, value: unknown, path: string): string {
+  return versionOfRecord(Object.entries(fields), rule, asRecord(value, path), path);
+}
+
+function versionOfRecord(
+  entries: readonly (readonly [string, AnyField])[],
+  rule: VersionRule,
+  record: object,
+  path: string,
+): string {
+  const state = stateOf(entries, record, path);
+  return rule.revision === undefined
+    ? versionOfState(state)
+    : versionOfState(state, revisionOf(record, rule.revision, path));
+}
+
+/** The revision counter the record holds under `key`: a non-negative safe integer. */
+function revisionOf(record: object, key: string, path: string): number {
+  const value: unknown = (record as Record<string, unknown>)[key];
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new TypeError(
+    `${path}.${key}: expected the revision as a non-negative safe integer, got ${typeName(value)}.`,
+  );
 }
 
 function stateOf(
@@ -76,15 +135,15 @@ function stateOf(
   return state;
 }
 
-function objectSchema(entries: readonly (readonly [string, AnyField])[], versioned: boolean): JsonSchema {
+function objectSchema(entries: readonly (readonly [string, AnyField])[], rule: VersionRule): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [key, field] of entries) {
     properties[key] = field.schema;
     if (!field.meta.oneTime) required.push(key);
   }
-  if (versioned) {
-    properties.version = VERSION_SCHEMA;
+  if (rule.versioned) {
+    properties.version = rule.revision === undefined ? CONTENT_VERSION_SCHEMA : REVISION_VERSION_SCHEMA;
     required.push('version');
   }
   return { type: 'object', properties, required, additionalProperties: false };
