@@ -6,6 +6,7 @@ import { newId } from './internal/ids.js';
 import type { JsonObject } from './json.js';
 import type { ToolCall } from './pipeline/guard.js';
 import type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
+import { stripHidden } from './text.js';
 import { presentUtc } from './time.js';
 import type { Prepared, ToolDefinition } from './tool.js';
 
@@ -22,7 +23,7 @@ const randomToken = () => {
   for (const byte of crypto.getRandomValues(new Uint8Array(32))) binary += String.fromCharCode(byte);
   return TOKEN_PREFIX + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 };
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 500);
+const oneLine = (text: string) => stripHidden(text).replace(/\s+/g, ' ').trim().slice(0, 500);
 const PREVIEW_AGAIN = 'Call the original tool again to get a new preview.';
 const refusal = (code: ToolErrorInit['code'], message: string): ToolError =>
   new ToolError({ code, message, fix: PREVIEW_AGAIN });

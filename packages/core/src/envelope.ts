@@ -1,7 +1,8 @@
-import { ERROR_CODES, type ToolErrorInit } from './errors.js';
+import { ERROR_CODES, type NextCall, type ToolErrorInit } from './errors.js';
 import type { JsonObject, JsonSchema } from './json.js';
 import type { Outcome } from './pipeline/guard.js';
 import { REPLAY_NOTE } from './pipeline/replay.js';
+import { stripHiddenDeep } from './text.js';
 import { PRESENTED_TIME_SCHEMA } from './time.js';
 
 /** A `tools/call` result as Gatehouse renders it (the MCP `CallToolResult` shape). */
@@ -43,8 +44,12 @@ const singleLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
  */
 export function renderOutcome(outcome: Outcome): CallResult {
   if (outcome.kind === 'refused') {
-    const structured = errorStructure(outcome.error);
-    const { message, fix, next } = outcome.error;
+    const structured = stripHiddenDeep(errorStructure(outcome.error));
+    const { message, fix, next } = structured.error as unknown as {
+      message: string;
+      fix: string;
+      next?: NextCall;
+    };
     const lines = [`Error: ${singleLine(message)}`, `Fix: ${singleLine(fix)}`];
     if (next) {
       lines.push(`Next: call ${next.tool}${next.arguments ? ` with ${JSON.stringify(next.arguments)}` : ''}`);
@@ -56,14 +61,16 @@ export function renderOutcome(outcome: Outcome): CallResult {
       isError: true,
     };
   }
-  const structured: JsonObject =
+  // Every presented string, whoever wrote it (presenter, prepare, core), drops hidden characters.
+  const structured: JsonObject = stripHiddenDeep(
     outcome.kind === 'preview'
       ? { ...outcome.preview, status: 'PREVIEW' }
       : {
           status: 'ok',
           result: outcome.data,
           ...(outcome.replayed ? { replayed: true, replay_note: REPLAY_NOTE } : {}),
-        };
+        },
+  );
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '@gatehousejs/core';
 import { ConfigurationError } from '@gatehousejs/core';
+import { stripHidden } from '@gatehousejs/core/internal';
 import type { Field } from './fieldTypes.js';
 import { makeField, typeName } from './internal/makeField.js';
 import { truncateText } from './internal/truncate.js';
@@ -26,16 +27,6 @@ export interface UntrustedTextOptions {
   readonly maxLength?: number;
 }
 
-// C0/C1 controls (\p{Cc}); format characters (\p{Cf}: bidi marks, embeddings,
-// overrides and isolates, zero-width space, word joiner, BOM, soft hyphen,
-// invisible operators) except the zero-width non-joiner and joiner (U+200C,
-// U+200D), which Persian, Indic and emoji text need; the whole tag block
-// U+E0000–U+E007F, assigned or not (U+E0002 is unassigned, so not \p{Cf});
-// lone surrogates (\p{Cs}); line/paragraph separators; variation selectors
-// (used to smuggle bytes); the combining grapheme joiner; invisible fillers.
-const STRIPPED =
-  /\p{Cc}|(?![\u200C\u200D])\p{Cf}|\p{Cs}|[\u{E0000}-\u{E007F}]|[\u2028\u2029\u115F\u1160\u3164\uFFA0]|\u034F|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu;
-
 /**
  * Removes every character that can hide or reorder text.
  *
@@ -52,11 +43,7 @@ const STRIPPED =
  * sanitizeText('pay\u202Eexe.txt\u200B'); // 'payexe.txt'
  */
 export function sanitizeText(text: string): string {
-  return text.replace(STRIPPED, (char) => {
-    if (char === '\n' || char === '\t') return char;
-    if (char === '\u2028' || char === '\u2029') return '\n';
-    return '';
-  });
+  return stripHidden(text);
 }
 
 /**
