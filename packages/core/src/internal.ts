@@ -4,7 +4,8 @@
  * should not need any of it. Adopters import from the package root.
  */
 export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './envelope.js';
+export { contentDigest } from './internal/contentDigest.js';
+export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
 export { portAllowed } from './ports.js';
 export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';
-export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
-export { contentDigest } from './internal/contentDigest.js';
+export { stripHidden, stripHiddenDeep } from './text.js';
