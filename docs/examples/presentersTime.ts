@@ -1,4 +1,11 @@
-import { definePresenter, field, parseTime, presentInstant, timeInput } from '@gatehousejs/presenters';
+import {
+  definePresenter,
+  field,
+  parseTime,
+  presentInstant,
+  timeInput,
+  withDefaultZone,
+} from '@gatehousejs/presenters';
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
 
@@ -9,8 +16,9 @@ export const rescheduleArgs = z
   })
   .strict();
 
-export function storedStart(args: z.output<typeof rescheduleArgs>) {
-  return { startsAtMs: args.starts_at.epochMilliseconds, zone: args.starts_at.timeZoneId };
+export function storedStart(args: z.output<typeof rescheduleArgs>, workspaceZone: string) {
+  const startsAt = withDefaultZone(args.starts_at, workspaceZone);
+  return { startsAtMs: startsAt.epochMilliseconds, zone: startsAt.timeZoneId };
 }
 
 export const startFromText = parseTime('2026-03-30T09:30[Europe/Berlin]');

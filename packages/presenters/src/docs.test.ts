@@ -100,7 +100,25 @@ describe('docs/presenters', () => {
   }
 
   it('stores a time argument as epoch milliseconds and zone', () => {
-    const args = rescheduleArgs.parse({ booking_id: 'bk_1', starts_at: '2026-03-30T09:30[Europe/Berlin]' });
-    expect(storedStart(args)).toEqual({ startsAtMs: Date.UTC(2026, 2, 30, 7, 30), zone: 'Europe/Berlin' });
+    const args = rescheduleArgs.parse({
+      booking_id: 'bk_1',
+      starts_at: '2026-03-30T09:30[America/New_York]',
+    });
+    expect(storedStart(args, 'Europe/Berlin')).toEqual({
+      startsAtMs: Date.UTC(2026, 2, 30, 13, 30),
+      zone: 'America/New_York',
+    });
+  });
+
+  it('stores a time sent with only an offset in the default zone, at the instant sent', () => {
+    for (const starts_at of [
+      '2026-03-30T09:30:00+02:00',
+      '2026-03-30T12:30:00+05:00',
+      '2026-03-30T07:30:00Z',
+    ]) {
+      const args = rescheduleArgs.parse({ booking_id: 'bk_1', starts_at });
+      const expected = { startsAtMs: Date.parse(starts_at), zone: 'Europe/Berlin' };
+      expect(storedStart(args, 'Europe/Berlin')).toEqual(expected);
+    }
   });
 });

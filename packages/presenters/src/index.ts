@@ -26,7 +26,7 @@ export { formatMoney, moneyField, PRESENTED_MONEY_SCHEMA, presentMoney } from '.
 export type { InstantLike, PresentTimeOptions } from './presentTime.js';
 export { instantField, presentInstant } from './presentTime.js';
 export type { TimeInputOptions, TimeInputValue } from './timeInput.js';
-export { parseTime, timeInput } from './timeInput.js';
+export { isOffsetOnly, parseTime, timeInput, withDefaultZone } from './timeInput.js';
 export type { UntrustedText, UntrustedTextOptions } from './untrustedText.js';
 export {
   DEFAULT_UNTRUSTED_MAX_LENGTH,

@@ -109,4 +109,23 @@ describe('parseMoney', () => {
     );
     expect(refusal({ amount: '99999999999999999', currency: 'EUR' })).toBe('The amount is too large.');
   });
+
+  it('refuses an amount over 32 characters before parsing it, echoing at most 16', () => {
+    expect(parseMoney({ amount: `${'0'.repeat(27)}12.30`, currency: 'EUR' })).toEqual({
+      minor: 1230,
+      currency: 'EUR',
+    });
+    expect(refusal({ amount: `${'0'.repeat(28)}12.30`, currency: 'EUR' })).toBe(
+      '"amount" "0000000000000000…" is 33 characters long; an amount has at most 32. Send a decimal string such as "1234.50", or integer "minor_units".',
+    );
+    const huge = refusal({ amount: '9'.repeat(100 * 1024), currency: 'EUR' });
+    expect(huge).toMatch(/^"amount" "9{16}…" is 102400 characters long; an amount has at most 32\./);
+    expect(huge.length).toBeLessThan(200);
+  });
+
+  it('refuses a 100 KiB currency as unknown, echoing at most 16 characters', () => {
+    const message = refusal({ amount: '1', currency: 'E'.repeat(100 * 1024) });
+    expect(message).toMatch(/^Unknown currency "E{16}…"\. /);
+    expect(message.length).toBeLessThan(200);
+  });
 });

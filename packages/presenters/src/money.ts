@@ -70,8 +70,9 @@ export function moneyToDecimal(amount: Money): string {
  *
  * Refuses with a `ToolError` `invalid_arguments`: numbers as `amount`
  * (floats), fractional `minor_units`, more decimals than the currency has,
- * unknown or disallowed currencies, negative amounts unless allowed, and
- * sending both or neither amount form. Nothing is rounded silently.
+ * unknown or disallowed currencies, negative amounts unless allowed,
+ * sending both or neither amount form, and, before any parsing, an
+ * `amount` over 32 characters. Nothing is rounded silently.
  *
  * @example
  * parseMoney({ amount: '12.30', currency: 'EUR' }); // { minor: 1230, currency: 'EUR' }

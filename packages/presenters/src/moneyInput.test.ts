@@ -40,11 +40,20 @@ describe('moneyInput', () => {
     expect(messages({ amount: '1', currency: 'EUR', tip: '1' })[0]).toMatch(/Unrecognized key/);
   });
 
+  it('refuses an amount over 32 characters with the message of parseMoney', () => {
+    expect(messages({ amount: '1'.repeat(100 * 1024), currency: 'EUR' })).toEqual([
+      '"amount" "1111111111111111…" is 102400 characters long; an amount has at most 32. Send a decimal string such as "1234.50", or integer "minor_units".',
+    ]);
+    expect(args.parse({ price: { amount: `${'0'.repeat(27)}12.30`, currency: 'EUR' } }).price.minor).toBe(
+      1230,
+    );
+  });
+
   it('describes what callers send as JSON Schema', () => {
     expect(z.toJSONSchema(moneyInput(), { io: 'input' })).toMatchObject({
       type: 'object',
       properties: {
-        amount: { type: 'string' },
+        amount: { type: 'string', maxLength: 32 },
         minor_units: { type: 'integer' },
         currency: { type: 'string' },
       },

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
   AMOUNT_TYPE_MESSAGE,
+  amountTooLong,
   CURRENCY_TYPE_MESSAGE,
+  MAX_AMOUNT_LENGTH,
   MINOR_TYPE_MESSAGE,
   readMoney,
 } from './internal/readMoney.js';
@@ -13,7 +15,8 @@ import type { Money, MoneyInputOptions, MoneyInputValue } from './money.js';
  *
  * The caller sends `currency` with either `amount` (a decimal string) or
  * `minor_units` (an integer); numbers as `amount`, fractional minor units,
- * excess decimals, unknown fields and unknown currencies are refused.
+ * excess decimals, unknown fields and unknown currencies are refused, and
+ * an `amount` over 32 characters before any parsing.
  * For a JSON Schema of what callers send, convert with `io: 'input'`.
  *
  * @example
@@ -25,6 +28,7 @@ export function moneyInput(options: MoneyInputOptions = {}): z.ZodType<Money, Mo
     .object({
       amount: z
         .string({ error: AMOUNT_TYPE_MESSAGE })
+        .max(MAX_AMOUNT_LENGTH, { error: (issue) => amountTooLong(String(issue.input)) })
         .optional()
         .describe('Decimal string in major units, e.g. "12.30". Send this or minor_units.'),
       minor_units: z

@@ -8,7 +8,17 @@ export function fail(message: string): Outcome<never> {
   return { ok: false, message };
 }
 
-/** Quotes caller text for a message, clipped so a message stays short. */
+/**
+ * Quotes caller text for a message as a JSON string, clipped so the quoted
+ * form holds at most `max` characters between the quotes (escapes counted,
+ * so control characters cannot stretch it) plus an ellipsis when cut.
+ */
 export function quote(text: string, max = 64): string {
-  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+  let shown = '';
+  for (const char of text) {
+    const piece = JSON.stringify(char).slice(1, -1);
+    if (shown.length + piece.length > max) return `"${shown}…"`;
+    shown += piece;
+  }
+  return `"${shown}"`;
 }

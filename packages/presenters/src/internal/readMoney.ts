@@ -11,10 +11,25 @@ export const AMOUNT_TYPE_MESSAGE =
 export const MINOR_TYPE_MESSAGE =
   '"minor_units" must be an integer count of the currency\'s smallest unit (1230 for 12.30 EUR); fractions are refused.';
 
+/** Longest `amount` read, in characters; longer ones are refused before any parsing. */
+export const MAX_AMOUNT_LENGTH = 32;
+
+/** Longest `currency` read, in characters (codes have 3). */
+const MAX_CURRENCY_LENGTH = 16;
+
+/** The refusal of an `amount` longer than {@link MAX_AMOUNT_LENGTH}. */
+export function amountTooLong(amount: string): string {
+  return `"amount" ${quote(amount, 16)} is ${amount.length} characters long; an amount has at most ${MAX_AMOUNT_LENGTH}. Send a decimal string such as "1234.50", or integer "minor_units".`;
+}
+
 /** Message for a `currency` that is not a string. */
 export const CURRENCY_TYPE_MESSAGE = '"currency" must be an ISO 4217 code such as "EUR", "USD" or "JPY".';
 
-/** Reads `{ amount | minor_units, currency }` into {@link Money}, or says why not. */
+/**
+ * Reads `{ amount | minor_units, currency }` into {@link Money}, or says why
+ * not. An `amount` over {@link MAX_AMOUNT_LENGTH} characters (and a
+ * `currency` over 16) is refused before any parsing.
+ */
 export function readMoney(input: unknown, options: MoneyInputOptions): Outcome<Money> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return fail(`Expected an object with "currency" and "amount" or "minor_units". ${AMOUNT_TYPE_MESSAGE}`);
@@ -33,6 +48,9 @@ export function readMoney(input: unknown, options: MoneyInputOptions): Outcome<M
 
 function readCurrency(currency: unknown, options: MoneyInputOptions): Outcome<string> {
   if (typeof currency !== 'string') return fail(CURRENCY_TYPE_MESSAGE);
+  if (currency.length > MAX_CURRENCY_LENGTH) {
+    return fail(`Unknown currency ${quote(currency, 16)}. ${CURRENCY_TYPE_MESSAGE}`);
+  }
   const code = currency.trim().toUpperCase();
   if (exponentOf(code) === undefined) {
     return fail(`Unknown currency ${quote(currency, 16)}. ${CURRENCY_TYPE_MESSAGE}`);
@@ -62,6 +80,7 @@ function readAmount(amount: unknown, minorUnits: unknown, currency: string): Out
 }
 
 function readDecimal(amount: string, currency: string): Outcome<bigint> {
+  if (amount.length > MAX_AMOUNT_LENGTH) return fail(amountTooLong(amount));
   const parsed = parseDecimal(amount.trim());
   if (parsed === undefined) {
     return fail(

@@ -7,6 +7,14 @@ import { resolveZone } from './zones.js';
 export const TIME_FORMS =
   'Send either a local time with an IANA zone ({"local": "2026-03-29T09:30", "zone": "Europe/Berlin"} or "2026-03-29T09:30[Europe/Berlin]") or ISO 8601 with an offset ("2026-03-29T09:30:00+02:00").';
 
+/** Longest time text read (a whole time string, or `local`), in characters. */
+export const MAX_TIME_LENGTH = 64;
+
+/** The refusal of a time text longer than {@link MAX_TIME_LENGTH}, before any parsing. */
+export function timeTooLong(what: string, text: string): string {
+  return `${what} ${quote(text, 32)} is ${text.length} characters long; a time has at most ${MAX_TIME_LENGTH}. ${TIME_FORMS}`;
+}
+
 const DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)([zZ]|[+-]\d{2}:\d{2})?(?:\[([^\]]*)\]|\s+(\S+))?$/;
 
@@ -16,9 +24,17 @@ interface Parts {
   readonly zone: string | undefined;
 }
 
-/** Reads a time input (string or `{ local, zone }`) into a `ZonedDateTime`, or says why not. */
+/**
+ * Reads a time input (string or `{ local, zone }`) into a `ZonedDateTime`,
+ * or says why not. A time text longer than {@link MAX_TIME_LENGTH} and a
+ * zone name longer than `MAX_ZONE_LENGTH` are refused before any parsing.
+ * A time sent with only an offset gets that fixed offset as its zone
+ * (`+00:00` for `Z`), never a named zone.
+ */
 export function readTime(input: unknown): Outcome<Temporal.ZonedDateTime> {
-  if (typeof input === 'string') return readString(input);
+  if (typeof input === 'string') {
+    return input.length > MAX_TIME_LENGTH ? fail(timeTooLong('The time', input)) : readString(input);
+  }
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
     const { local, zone } = input as { local?: unknown; zone?: unknown };
     if (typeof local !== 'string') {
@@ -27,6 +43,7 @@ export function readTime(input: unknown): Outcome<Temporal.ZonedDateTime> {
     if (typeof zone !== 'string') {
       return fail(`"zone" must be an IANA zone such as "Europe/Berlin". ${TIME_FORMS}`);
     }
+    if (local.length > MAX_TIME_LENGTH) return fail(timeTooLong('"local"', local));
     const parts = split(local);
     if (parts === undefined) return fail(`"local" ${quote(local)} is not a date-time. ${TIME_FORMS}`);
     if (parts.offset !== undefined || parts.zone !== undefined) {
@@ -57,7 +74,7 @@ function readString(text: string): Outcome<Temporal.ZonedDateTime> {
   }
   const { local, offset, zone } = parts;
   if (offset !== undefined && zone !== undefined) return readOffsetInZone(local, offset, zone);
-  if (offset !== undefined) return readOffset(local, offset, /[zZ]$/.test(text.trim()));
+  if (offset !== undefined) return readOffset(local, offset);
   if (zone !== undefined) return readLocal(local, zone);
   return fail(`${quote(local)} has no zone or offset, so it names no instant. ${TIME_FORMS}`);
 }
@@ -70,12 +87,13 @@ function plain(local: string): Outcome<Temporal.PlainDateTime> {
   }
 }
 
-function readOffset(local: string, offset: string, utc: boolean): Outcome<Temporal.ZonedDateTime> {
+/** An offset-only time: the instant, in the fixed-offset zone of the offset sent. */
+function readOffset(local: string, offset: string): Outcome<Temporal.ZonedDateTime> {
   const date = plain(local);
   if (!date.ok) return date;
   try {
     const instant = Temporal.Instant.from(`${local}${offset}`);
-    return { ok: true, value: instant.toZonedDateTimeISO(utc ? 'UTC' : offset) };
+    return { ok: true, value: instant.toZonedDateTimeISO(offset) };
   } catch {
     return fail(
       `${quote(offset)} is not a valid UTC offset; write it as +HH:MM, e.g. "+02:00". ${TIME_FORMS}`,

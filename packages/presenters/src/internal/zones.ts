@@ -1,15 +1,30 @@
 import { Temporal } from 'temporal-polyfill';
 import { type Outcome, quote } from './outcome.js';
 
+/** Longest zone name read, in characters; the longest IANA name has 32. */
+export const MAX_ZONE_LENGTH = 64;
+
+/** The characters of an IANA zone name; a name with any other is unknown without a look-up. */
+export const ZONE_CHARACTERS = /^[A-Za-z0-9_+\-/]+$/;
+
 const OFFSET_LIKE = /^(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 const ZONE_FORM =
   'Zones are IANA names of the form Region/City, such as "Europe/Berlin" or "America/New_York".';
 
 /**
  * Resolves an IANA zone name to Temporal's id (case normalized).
- * Offsets are refused in the zone slot; unknown names get close matches.
+ *
+ * A name longer than {@link MAX_ZONE_LENGTH} is refused before anything
+ * reads it; offsets are refused in the zone slot; a name with characters
+ * outside {@link ZONE_CHARACTERS} or unknown to Temporal gets close matches.
  */
 export function resolveZone(zone: string): Outcome<string> {
+  if (zone.length > MAX_ZONE_LENGTH) {
+    return {
+      ok: false,
+      message: `The time zone ${quote(zone, 32)} is ${zone.length} characters long; zone names have at most ${MAX_ZONE_LENGTH}. ${ZONE_FORM}`,
+    };
+  }
   const name = zone.trim();
   if (OFFSET_LIKE.test(name)) {
     return {
@@ -18,12 +33,12 @@ export function resolveZone(zone: string): Outcome<string> {
     };
   }
   try {
-    if (name === '') throw new RangeError('empty');
-    return { ok: true, value: new Temporal.ZonedDateTime(0n, name).timeZoneId };
+    if (!ZONE_CHARACTERS.test(zone)) throw new RangeError('not a zone name');
+    return { ok: true, value: new Temporal.ZonedDateTime(0n, zone).timeZoneId };
   } catch {
     const matches = closeZones(name);
     const hint = matches.length > 0 ? ` Did you mean ${matches.join(' or ')}?` : '';
-    return { ok: false, message: `Unknown time zone ${quote(name)}.${hint} ${ZONE_FORM}` };
+    return { ok: false, message: `Unknown time zone ${quote(zone)}.${hint} ${ZONE_FORM}` };
   }
 }
 
