@@ -166,7 +166,7 @@ describe('visibility (I7)', () => {
   });
 });
 
-describe('rateGuard (I7)', () => {
+describe('createServer({ rate }) (I7)', () => {
   it('refuses with retry_after_seconds once a class bucket is empty, without running, other classes unaffected', async () => {
     desk = await startDesk({ readRate: 2 });
     const { token } = await mint();
@@ -200,6 +200,37 @@ describe('createSwitches (I6)', () => {
       ['cli', 'ops', 'before: default; after: true'],
       ['admin', 'ops', 'before: true; after: false'],
     ]);
+  });
+
+  // Before a5d4439 the tenant switch was a guard in the call chain only:
+  // tools/list did not ask it, so a switched-off tenant still listed every tool
+  // and learned of the switch only by calling one. Listing and calling now share
+  // one visibility decision.
+  it('lists no tools to a switched-off tenant and refuses its calls with tenant_disabled; the other tenant is unaffected', async () => {
+    desk = await startDesk();
+    const t1 = await mint();
+    const t2 = await mint({ tenantIds: ['t2'] });
+    const names = async (token: string) =>
+      ((await client(token).listTools()).result as { tools: { name: string }[] }).tools.map((t) => t.name);
+    const all = ['find_notes', 'get_note', 'update_note', 'list_recent_changes'];
+    expect(await names(t1.token)).toEqual(all);
+    await desk.switches.setTenantAccess('t1', false, { actorId: 'alice', channel: 'admin' });
+    expect(await names(t1.token)).toEqual([]);
+    for (const [tool, args] of [
+      ['find_notes', {}],
+      ['update_note', { id: 'n1', text: 'switched off' }],
+      ['list_recent_changes', {}],
+    ] as const) {
+      const error = errorOf(await client(t1.token).callTool(tool, args));
+      expect(error.code, tool).toBe('tenant_disabled');
+    }
+    expect(desk.runs).toEqual([]);
+    expect(desk.rows[0]!.text).toBe('tenant one');
+    expect(await names(t2.token)).toEqual(all);
+    expect((await client(t2.token).callTool('update_note', { id: 'n2', text: 'still on' })).status).toBe(200);
+    expect(desk.rows.map((n) => n.text)).toEqual(['tenant one', 'still on']);
+    await desk.switches.setTenantAccess('t1', true, { actorId: 'alice', channel: 'admin' });
+    expect(await names(t1.token)).toEqual(all);
   });
 
   it('turns agent access off for one tenant only', async () => {

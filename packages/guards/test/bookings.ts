@@ -5,14 +5,17 @@ import {
   digest,
   MemoryAuditStore,
   MemoryPendingActionStore,
+  MemoryRateBucketStore,
   MemoryReplayStore,
   MemorySwitchStore,
+  type RateOptions,
+  separateCommits,
   ToolError,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
 import { RawHttpClient } from '@gatehousejs/testing';
 import { z } from 'zod';
-import { batchGuard, createSwitches, duplicateGuard, replayGuard, versionGuard } from '../src/index.js';
+import { batchGuard, createSwitches, versionGuard } from '../src/index.js';
 
 export const RIGHTS = ['bookings.read', 'bookings.write', 'customers.notify'] as const;
 type Right = (typeof RIGHTS)[number];
@@ -52,8 +55,29 @@ const many = {
   present: (list: Booking[]) => ({ bookings: list.map(presentBooking) }),
 };
 
+/** The bookings of the calling connection's tenant. */
+interface Scoped {
+  all(): Booking[];
+  find(id: string): Booking | undefined;
+  get(id: string): Booking;
+}
+
+/** What tools and unit guards receive: the tenant's bookings and the guarded mailer port. */
+export interface Services {
+  readonly bookings: Scoped;
+  readonly mailer: { send(to: string, text: string): void };
+}
+
+/** Options of {@link startBookings}. */
+export interface BookingsOptions {
+  slowCreateMs?: number;
+  clock?: () => Date;
+  /** Rate buckets per effect class; no rate stage when absent. Unlisted classes get 1,000 calls. */
+  rate?: RateOptions['limits'];
+}
+
 /** A booking desk exercising write safety and two-step confirm, with observable rows, mails and pages. */
-export async function startBookings(options: { slowCreateMs?: number; clock?: () => Date } = {}) {
+export async function startBookings(options: BookingsOptions = {}) {
   const rows: Booking[] = [];
   const mails: { to: string; text: string }[] = [];
   const runs: string[] = [];
@@ -65,12 +89,14 @@ export async function startBookings(options: { slowCreateMs?: number; clock?: ()
   const audit = new MemoryAuditStore();
   const pending = new MemoryPendingActionStore();
   const replay = new MemoryReplayStore();
+  const rateBuckets = new MemoryRateBucketStore();
   const switches = createSwitches({ store: new MemorySwitchStore(), audit });
   const mailer = { send: (to: string, text: string) => void mails.push({ to, text }) };
 
-  const scoped = (c: Connection) => ({
+  const scoped = (c: Connection): Scoped => ({
     all: () => rows.filter((b) => b.tenantId === c.tenantId),
-    get(id: string) {
+    find: (id) => rows.find((b) => b.id === id && b.tenantId === c.tenantId),
+    get(id) {
       const found = rows.find((b) => b.id === id && b.tenantId === c.tenantId);
       if (!found)
         throw new ToolError({
@@ -85,10 +111,8 @@ export async function startBookings(options: { slowCreateMs?: number; clock?: ()
   const gh = createGatehouse({
     rights: RIGHTS,
     ports: { mailer: { effect: 'notify', port: mailer } },
-    services: (c, ports) => ({ bookings: scoped(c), mailer: ports.mailer }),
+    services: (c, ports): Services => ({ bookings: scoped(c), mailer: ports.mailer }),
   });
-  const byKey = (c: Connection, customer: string, start: string) =>
-    rows.find((b) => b.tenantId === c.tenantId && b.customer === customer && b.start === start);
 
   const tools = [
     gh.defineTool({
@@ -108,14 +132,13 @@ export async function startBookings(options: { slowCreateMs?: number; clock?: ()
       requires: ['bookings.write'],
       input: z.object({ customer: z.string().min(1), email: z.string().email(), start: z.string().min(1) }),
       presenter: one,
-      guards: [
-        duplicateGuard<{ customer: string; start: string }>({
-          updateTool: 'update_booking',
-          noun: 'booking',
-          key: (i) => ({ customer: i.customer, start: i.start }),
-          find: async ({ input, connection }) => byKey(connection, input.customer, input.start),
-        }),
-      ],
+      creates: {
+        updateTool: 'update_booking',
+        noun: 'booking',
+        key: (i) => ({ customer: i.customer, start: i.start }),
+        find: ({ input, services }) =>
+          services.bookings.all().find((b) => b.customer === input.customer && b.start === input.start),
+      },
       run: async ({ input, connection }) => {
         runs.push('create_booking');
         if (options.slowCreateMs) await new Promise((r) => setTimeout(r, options.slowCreateMs));
@@ -132,10 +155,10 @@ export async function startBookings(options: { slowCreateMs?: number; clock?: ()
       input: z.object({ id: z.string(), version: z.string(), start: z.string().min(1) }),
       presenter: one,
       guards: [
-        versionGuard<{ id: string }>({
+        versionGuard<{ id: string }, Services>({
           readTool: 'find_bookings',
-          current: async ({ input, connection }) => {
-            const b = rows.find((r) => r.id === input.id && r.tenantId === connection.tenantId);
+          current: ({ input, services }) => {
+            const b = services.bookings.find(input.id);
             return b && { version: versionOf(b), object: presentBooking(b) };
           },
         }),
@@ -162,12 +185,10 @@ export async function startBookings(options: { slowCreateMs?: number; clock?: ()
       }),
       presenter: many,
       guards: [
-        batchGuard<{ filter?: { customer: string } }>({
+        batchGuard<{ filter?: { customer: string } }, Services>({
           maxSize: 50,
-          match: async ({ input, connection }) => {
-            const found = rows.filter(
-              (b) => b.tenantId === connection.tenantId && b.customer === input.filter?.customer,
-            );
+          match: ({ input, services }) => {
+            const found = services.bookings.all().filter((b) => b.customer === input.filter?.customer);
             return { total: found.length, sample: found.map((b) => ({ id: b.id, start: b.start })) };
           },
         }),
@@ -245,13 +266,38 @@ export async function startBookings(options: { slowCreateMs?: number; clock?: ()
     authenticate,
     audit,
     confirm: { store: pending, ttlMs: 60_000 },
+    replay: { store: replay, waitMs: 5_000 },
+    unitOfWork: separateCommits(),
+    ...(options.rate
+      ? {
+          rate: {
+            store: rateBuckets,
+            limits: options.rate,
+            fallback: { capacity: 1_000, refillPerSecond: 1 },
+          },
+        }
+      : {}),
     ...(options.clock ? { clock: options.clock } : {}),
-    guards: [switches.guard, replayGuard({ store: replay, waitMs: 5_000 })],
+    guards: [switches.guard],
   });
   const served = await listen(server);
   const client = (token = 'tok_a') =>
     new RawHttpClient({ url: served.url, era: '2026-07-28', headers: { authorization: `Bearer ${token}` } });
-  return { rows, mails, runs, rights, audit, pending, replay, switches, server, served, client, versionOf };
+  return {
+    rows,
+    mails,
+    runs,
+    rights,
+    audit,
+    pending,
+    replay,
+    rateBuckets,
+    switches,
+    server,
+    served,
+    client,
+    versionOf,
+  };
 }
 
 /** The structuredContent of a raw reply. */

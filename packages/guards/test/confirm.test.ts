@@ -70,22 +70,27 @@ describe('two-step confirm (I9)', () => {
     ]);
   });
 
-  it('refuses wrong-summary (killing the token), foreign, unknown, reused, rejected and expired tokens, sending nothing', async () => {
+  it('refuses wrong-summary, foreign, unknown, reused, rejected and expired tokens, killing each as the I9 table says, sending nothing', async () => {
     desk = await startBookings();
     const wrong = await previewFor(desk);
     expect(structured(await confirm(desk, wrong, { confirm_summary: 'Mail everyone' })).error?.code).toBe(
       'confirm_summary_mismatch',
     );
     expect(structured(await confirm(desk, wrong)).error?.code).toBe('confirm_used');
-    const preview = structured(
+    const foreign = structured(
       await desk.client().callTool('notify_customer', { booking_id: 'bk_1' }),
     ) as unknown as Preview;
-    expect(structured(await confirm(desk, preview, {}, 'tok_b')).error?.code).toBe('confirm_not_found');
-    expect(structured(await confirm(desk, preview, { confirm_token: 'gc_forged' })).error?.code).toBe(
+    expect(structured(await confirm(desk, foreign, {}, 'tok_b')).error?.code).toBe('confirm_not_found');
+    expect(structured(await confirm(desk, foreign)).error?.code).toBe('confirm_used');
+    expect(structured(await confirm(desk, foreign, { confirm_token: 'gc_forged' })).error?.code).toBe(
       'confirm_not_found',
     );
     expect(desk.mails).toEqual([]);
-    await confirm(desk, preview);
+
+    const preview = structured(
+      await desk.client().callTool('notify_customer', { booking_id: 'bk_1' }),
+    ) as unknown as Preview;
+    expect(structured(await confirm(desk, preview)).status).toBe('ok');
     const reused = await desk
       .client()
       .callTool('confirm_action', { ...preview.next.arguments, idempotency_key: 'another-try-1' });
@@ -100,6 +105,7 @@ describe('two-step confirm (I9)', () => {
       .callTool('reject_action', { confirm_token: second.confirm_token, reason: 'wrong day' });
     expect(structured(rejected).status).toBe('ok');
     expect(structured(await confirm(desk, second)).error?.code).toBe('confirm_rejected');
+    expect(desk.mails).toHaveLength(1);
 
     await desk.served.close();
     let now = Date.now();
@@ -107,6 +113,7 @@ describe('two-step confirm (I9)', () => {
     const old = await previewFor(desk);
     now += 60_001;
     expect(structured(await confirm(desk, old)).error?.code).toBe('confirm_expired');
+    expect(structured(await confirm(desk, old)).error?.code).toBe('confirm_used');
     expect(desk.mails).toEqual([]);
   });
 
@@ -129,18 +136,22 @@ describe('two-step confirm (I9)', () => {
     ]);
   });
 
-  it('refuses when rights are removed or the tenant switch is turned off between the steps', async () => {
+  it('refuses when rights are removed or the tenant switch is turned off between the steps, and the token stays dead', async () => {
     desk = await startBookings();
     const preview = await previewFor(desk);
     desk.rights.get('tok_a')!.delete('customers.notify');
     expect(structured(await confirm(desk, preview)).error?.code).toBe('missing_right');
     desk.rights.get('tok_a')!.add('customers.notify');
+    expect(structured(await confirm(desk, preview)).error?.code).toBe('confirm_used');
     const again = structured(
       await desk.client().callTool('notify_customer', { booking_id: 'bk_1' }),
     ) as unknown as Preview;
     await desk.switches.setTenantAccess('t1', false, { actorId: 'admin', channel: 'admin' });
     expect(structured(await confirm(desk, again)).error?.code).toBe('tenant_disabled');
+    await desk.switches.setTenantAccess('t1', true, { actorId: 'admin', channel: 'admin' });
+    expect(structured(await confirm(desk, again)).error?.code).toBe('confirm_used');
     expect(desk.mails).toEqual([]);
+    expect(desk.audit.rows.filter((r) => r.action === 'notify_customer')).toEqual([]);
   });
 
   it('sends once for 500 parallel confirmations of one token', async () => {

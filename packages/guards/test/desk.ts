@@ -4,7 +4,9 @@ import {
   MemoryAuditStore,
   MemoryCredentialStore,
   MemoryRateBucketStore,
+  MemoryReplayStore,
   MemorySwitchStore,
+  separateCommits,
   ToolError,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
@@ -13,7 +15,6 @@ import {
   createCredentials,
   createSwitches,
   type PeopleSource,
-  rateGuard,
   type Standing,
   toolsetVisibility,
 } from '../src/index.js';
@@ -131,13 +132,13 @@ export async function startDesk(options: { readRate?: number } = {}) {
     tools,
     authenticate: credentials.authenticate,
     audit,
-    guards: [
-      switches.guard,
-      rateGuard({
-        store: new MemoryRateBucketStore(),
-        limits: { read: { capacity: options.readRate ?? 100, refillPerSecond: 0.001 } },
-      }),
-    ],
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
+    rate: {
+      store: new MemoryRateBucketStore(),
+      limits: { read: { capacity: options.readRate ?? 100, refillPerSecond: 0.001 } },
+    },
+    guards: [switches.guard],
     visibility: [toolsetVisibility({ compact: ['find_notes', 'get_note'] })],
   });
   const served = await listen(server, {

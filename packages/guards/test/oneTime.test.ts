@@ -5,17 +5,17 @@ import {
   MemoryAuditStore,
   MemoryReplayStore,
   type Presenter,
+  separateCommits,
 } from '@gatehousejs/core';
 import { definePresenter, field } from '@gatehousejs/presenters';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { replayGuard } from '../src/index.js';
 
 const keyPresenter = definePresenter({
   fields: { id: field.string(), label: field.string(), secret: field.string().oneTime() },
 });
 
-describe('replayGuard with one-time fields (I10, I17)', () => {
+describe('createServer({ replay }) with one-time fields (I10, I17)', () => {
   it('answers a replay without the one-time secret, says it is withheld, and never stores it', async () => {
     let issued = 0;
     const gh = createGatehouse({ rights: ['keys.write'] as const, services: () => ({}) });
@@ -31,6 +31,8 @@ describe('replayGuard with one-time fields (I10, I17)', () => {
       },
     });
     const replay = new MemoryReplayStore();
+    const audit = new MemoryAuditStore();
+    const internal: unknown[] = [];
     const authenticate: Authenticate<'keys.write'> = async () => ({
       ok: false,
       status: 401,
@@ -41,8 +43,10 @@ describe('replayGuard with one-time fields (I10, I17)', () => {
       version: '1',
       tools: [issueKey],
       authenticate,
-      audit: new MemoryAuditStore(),
-      guards: [replayGuard({ store: replay })],
+      audit,
+      replay: { store: replay },
+      unitOfWork: separateCommits(),
+      onInternalError: (error) => internal.push(error),
     });
     const connection = {
       connectionId: 'c1',
@@ -55,6 +59,7 @@ describe('replayGuard with one-time fields (I10, I17)', () => {
 
     const first = await server.callTool(connection, 'issue_key', { label: 'crm' }, { requestId: 1 });
     const again = await server.callTool(connection, 'issue_key', { label: 'crm' }, { requestId: 2 });
+    expect(internal).toEqual([]);
     expect(first.structuredContent).toMatchObject({ result: { id: 'key_1', secret: 'SECRET-ONCE-1' } });
     expect(again.structuredContent).toMatchObject({
       replayed: true,
@@ -62,6 +67,8 @@ describe('replayGuard with one-time fields (I10, I17)', () => {
     });
     expect(JSON.stringify(again)).not.toContain('SECRET-ONCE');
     expect(issued).toBe(1);
+    expect(audit.rows.map((r) => [r.action, r.objectIds])).toEqual([['issue_key', ['key_1']]]);
+    expect(JSON.stringify(audit.rows)).not.toContain('SECRET-ONCE');
     const key = digest({ label: 'crm' });
     const record = await replay.begin(`c1\u0000issue_key\u0000${key}`, key, 1_000, Date.now());
     expect(record).toMatchObject({ state: 'completed', result: { id: 'key_1', withheld: ['secret'] } });

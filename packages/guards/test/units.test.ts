@@ -1,13 +1,23 @@
-import { type Connection, MemoryAuditStore, MemoryReplayStore, type ToolCall } from '@gatehousejs/core';
+import {
+  type Authenticate,
+  type Connection,
+  createGatehouse,
+  MemoryAuditStore,
+  MemoryReplayStore,
+  MemorySwitchStore,
+  type RateBucketStore,
+  type ReplayStore,
+  type ServerOptions,
+  separateCommits,
+} from '@gatehousejs/core';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import {
   cachedPeople,
   createSwitches,
   oauthAuthenticator,
   planVisibility,
-  rateGuard,
   refuseMcpTokens,
-  replayGuard,
 } from '../src/index.js';
 import { People } from './desk.js';
 
@@ -19,41 +29,95 @@ const connection: Connection = {
   channel: 'mcp',
   rights: new Set(),
 };
-const call = (effect: ToolCall['tool']['effect']): ToolCall => ({
-  tool: { name: 'tool', effect },
-  connection,
-  input: {},
-  arguments: {},
-  guardArguments: {},
-  note: () => {},
-  requestId: 1,
-  correlationId: 'corr',
-  now: new Date(0),
-  signal: new AbortController().signal,
-});
-const ran = () => Promise.resolve({ kind: 'result' as const, data: { ran: true } });
 const broken = {
   take: () => Promise.reject(new Error('redis down')),
+  refund: () => Promise.reject(new Error('redis down')),
   get: () => Promise.reject(new Error('redis down')),
   set: () => Promise.reject(new Error('x')),
 };
+const authenticate: Authenticate<'notes.write'> = async () => ({ ok: false, status: 401, reason: 'unused' });
 
-describe('rateGuard', () => {
+interface StatusDesk {
+  /** Runs inside `set_status` before it returns (hold it, move the clock). */
+  during?: () => Promise<void> | void;
+  server?: Partial<ServerOptions<'notes.write', object>>;
+}
+
+/** A server with one read and one write tool; `set_status` counts its runs, audit rows are kept. */
+function statusDesk(options: StatusDesk = {}) {
+  let runs = 0;
+  const audit = new MemoryAuditStore();
+  const gh = createGatehouse({ rights: ['notes.write'] as const, services: () => ({}) });
+  const tools = [
+    gh.defineTool({
+      name: 'find_notes',
+      description: 'Lists the notes.',
+      effect: 'read',
+      input: z.object({}),
+      presenter: { outputSchema: { type: 'object' }, present: () => ({}) },
+      run: () => {
+        runs++;
+        return {};
+      },
+    }),
+    gh.defineTool({
+      name: 'set_status',
+      description: 'Sets the status of the note.',
+      effect: 'write',
+      input: z.object({ status: z.string() }),
+      presenter: {
+        outputSchema: { type: 'object', properties: { id: { type: 'string' }, run: { type: 'integer' } } },
+        present: (value: { id: string; run: number }) => value,
+      },
+      run: async () => {
+        const run = ++runs;
+        await options.during?.();
+        return { id: 'n1', run };
+      },
+    }),
+  ];
+  const server = gh.createServer({
+    name: 'notes',
+    version: '1',
+    tools,
+    authenticate,
+    audit,
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
+    ...options.server,
+  });
+  const call = (tool: string, args: Record<string, unknown>) =>
+    server.callTool(connection as Connection<'notes.write'>, tool, args);
+  return { server, audit, call, runs: () => runs };
+}
+
+describe('createServer({ rate })', () => {
   it('refuses bad limits and unknown effect classes at configuration time', () => {
-    expect(() => rateGuard({ store: broken, fallback: { capacity: 0, refillPerSecond: 1 } })).toThrow(
-      /capacity/,
-    );
     expect(() =>
-      rateGuard({ store: broken, limits: { email: { capacity: 1, refillPerSecond: 1 } } as never }),
-    ).toThrow(/unknown effect/);
+      statusDesk({ server: { rate: { store: broken, fallback: { capacity: 0, refillPerSecond: 1 } } } }),
+    ).toThrow(/rate limit fallback needs capacity/);
+    expect(() =>
+      statusDesk({
+        server: { rate: { store: broken, limits: { email: { capacity: 1, refillPerSecond: 1 } } as never } },
+      }),
+    ).toThrow(/unknown effect class email/);
+    expect(() => statusDesk({ server: { rate: { store: { take: broken.take } as never } } })).toThrow(
+      /rate\.store must be a RateBucketStore/,
+    );
   });
 
-  it('fails closed when its store fails', async () => {
-    const handle = rateGuard({ store: broken }).handle!;
-    expect(await handle(call('write'), ran)).toMatchObject({
-      kind: 'refused',
-      error: { code: 'store_unavailable' },
-    });
+  it('fails closed when its store fails: store_unavailable, nothing runs, no audit row', async () => {
+    const desk = statusDesk({ server: { rate: { store: broken as RateBucketStore } } });
+    for (const [tool, args] of [
+      ['find_notes', {}],
+      ['set_status', { status: 'A' }],
+    ] as const) {
+      expect((await desk.call(tool, args)).structuredContent).toMatchObject({
+        error: { code: 'store_unavailable' },
+      });
+    }
+    expect(desk.runs()).toBe(0);
+    expect(desk.audit.rows).toEqual([]);
   });
 });
 
@@ -63,23 +127,31 @@ describe('createSwitches', () => {
       createSwitches({ store: broken, audit: new MemoryAuditStore(), retryAfterSeconds: 0 }),
     ).toThrow(/retryAfterSeconds/);
     const switches = createSwitches({ store: broken, audit: new MemoryAuditStore() });
-    expect(await switches.guard.handle!(call('read'), ran)).toMatchObject({
-      kind: 'refused',
+    expect(await switches.guard.connection!(connection)).toMatchObject({ code: 'store_unavailable' });
+    await expect(Promise.resolve(switches.guard.gate!({ transport: 'http' }))).rejects.toThrow('redis down');
+    const desk = statusDesk({ server: { guards: [switches.guard] } });
+    expect(await desk.server.listTools(connection as Connection<'notes.write'>)).toEqual([]);
+    expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({
       error: { code: 'store_unavailable' },
     });
-    await expect(Promise.resolve(switches.guard.gate!({ transport: 'http' }))).rejects.toThrow('redis down');
+    expect(desk.runs()).toBe(0);
   });
 
   it('uses the tenant default defined once', async () => {
-    const { MemorySwitchStore } = await import('@gatehousejs/core');
     const off = createSwitches({
       store: new MemorySwitchStore(),
       audit: new MemoryAuditStore(),
       tenantDefault: false,
     });
-    expect(await off.guard.handle!(call('read'), ran)).toMatchObject({ error: { code: 'tenant_disabled' } });
+    expect(await off.guard.connection!(connection)).toMatchObject({ code: 'tenant_disabled' });
+    expect(await off.guard.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+      code: 'tenant_disabled',
+    });
     await off.setTenantAccess('t1', true, { actorId: 'a', channel: 'admin' });
-    expect(await off.guard.handle!(call('read'), ran)).toEqual({ kind: 'result', data: { ran: true } });
+    expect(await off.guard.connection!(connection)).toBeUndefined();
+    expect(await off.guard.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+      code: 'tenant_disabled',
+    });
   });
 });
 
@@ -178,73 +250,104 @@ describe('planVisibility', () => {
   });
 });
 
-describe('replayGuard', () => {
+describe('createServer({ replay }) (I10)', () => {
   it('replays a call that outlived its lease, even after the expired claim was swept', async () => {
     let now = 0;
     const store = new MemoryReplayStore();
-    const handle = replayGuard({ store, leaseMs: 10, clock: () => now }).handle!;
-    const write = { ...call('write'), input: { title: 'Boiler' } };
-    let runs = 0;
-    const slow = async () => {
-      runs++;
-      now = 1_000; // the call outlives its 10 ms lease; another key's claim sweeps the expired one
-      await store.begin('another', 'x', 10, now);
-      return { kind: 'result' as const, data: { id: 'n1' } };
-    };
-    expect(await handle(write, slow)).toEqual({ kind: 'result', data: { id: 'n1' } });
-    const again = await handle(write, slow);
-    expect([again, runs]).toEqual([{ kind: 'result', data: { id: 'n1' }, replayed: true }, 1]);
+    const desk = statusDesk({
+      server: { replay: { store, leaseMs: 10 }, clock: () => new Date(now) },
+      during: async () => {
+        now = 1_000; // the call outlives its 10 ms lease; another key's claim sweeps the expired one
+        await store.begin('another', 'x', 10, now);
+      },
+    });
+    const first = await desk.call('set_status', { status: 'A' });
+    expect(first.structuredContent).toEqual({ status: 'ok', result: { id: 'n1', run: 1 } });
+    const again = await desk.call('set_status', { status: 'A' });
+    expect(again.structuredContent).toMatchObject({ replayed: true, result: { id: 'n1', run: 1 } });
+    expect(desk.runs()).toBe(1);
+    expect(desk.audit.rows).toHaveLength(1);
   });
 
-  const counting = () => {
-    let runs = 0;
-    const run = async () => ({ kind: 'result' as const, data: { run: ++runs } });
-    return { run, runs: () => runs };
-  };
-
-  it('fingerprints every argument sent: a guard-owned argument makes another call', async () => {
-    const handle = replayGuard({ store: new MemoryReplayStore() }).handle!;
-    const first = { ...call('write'), arguments: { customer: 'ada' } };
-    const separate = { ...first, guardArguments: { separate: true, reason: 'second room' } };
-    const { run, runs } = counting();
-    await handle(first, run);
-    const second = await handle(separate, run);
-    expect([second, runs()]).toEqual([{ kind: 'result', data: { run: 2 } }, 2]);
-    expect(await handle(separate, run)).toEqual({ kind: 'result', data: { run: 2 }, replayed: true });
+  it('answers an identical call still in flight with still_running at once, then replays its result', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const desk = statusDesk({ during: () => held });
+    const first = desk.call('set_status', { status: 'A' });
+    const started = Date.now();
+    const second = await desk.call('set_status', { status: 'A' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(second.structuredContent).toMatchObject({
+      error: { code: 'still_running', details: { retry_after_seconds: 2 } },
+    });
+    release();
+    expect((await first).structuredContent).toEqual({ status: 'ok', result: { id: 'n1', run: 1 } });
+    expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({
+      replayed: true,
+    });
+    expect(desk.runs()).toBe(1);
+    expect(desk.audit.rows).toHaveLength(1);
   });
 
   it('keeps a result without an idempotency key for minutes, so a deliberate repeat runs again', async () => {
     let now = 0;
-    const handle = replayGuard({ store: new MemoryReplayStore(), clock: () => now }).handle!;
-    const write = { ...call('write'), arguments: { status: 'A' } };
-    const { run, runs } = counting();
-    await handle(write, run);
+    const desk = statusDesk({ server: { clock: () => new Date(now) } });
+    await desk.call('set_status', { status: 'A' });
     now = 5 * 60_000 - 1;
-    expect(await handle(write, run)).toMatchObject({ replayed: true });
+    expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({
+      replayed: true,
+    });
     now = 5 * 60_000;
-    expect(await handle(write, run)).toEqual({ kind: 'result', data: { run: 2 } });
-    expect(runs()).toBe(2);
+    expect((await desk.call('set_status', { status: 'A' })).structuredContent).toEqual({
+      status: 'ok',
+      result: { id: 'n1', run: 2 },
+    });
+    expect(desk.runs()).toBe(2);
+    expect(desk.audit.rows).toHaveLength(2);
   });
 
   it('keeps a result with an idempotency key for 24 hours, and both windows are configurable', async () => {
     let now = 0;
-    const store = new MemoryReplayStore();
-    const handle = replayGuard({ store, clock: () => now }).handle!;
-    const keyed = {
-      ...call('write'),
-      arguments: { status: 'A' },
-      guardArguments: { idempotency_key: 'order-000123' },
-    };
-    const { run, runs } = counting();
-    await handle(keyed, run);
+    const desk = statusDesk({ server: { clock: () => new Date(now) } });
+    const keyed = { status: 'A', idempotency_key: 'order-000123' };
+    await desk.call('set_status', keyed);
     now = 24 * 3_600_000 - 1;
-    expect(await handle(keyed, run)).toMatchObject({ replayed: true });
+    expect((await desk.call('set_status', keyed)).structuredContent).toMatchObject({ replayed: true });
     now = 24 * 3_600_000;
-    expect(await handle(keyed, run)).toEqual({ kind: 'result', data: { run: 2 } });
-    expect(runs()).toBe(2);
-    expect(() => replayGuard({ store, windowMs: 0 })).toThrow(/windowMs must be a positive number/);
-    expect(() => replayGuard({ store, keyedWindowMs: -1 })).toThrow(
-      /keyedWindowMs must be a positive number/,
+    expect((await desk.call('set_status', keyed)).structuredContent).toEqual({
+      status: 'ok',
+      result: { id: 'n1', run: 2 },
+    });
+    expect(desk.runs()).toBe(2);
+    expect(desk.audit.rows).toHaveLength(2);
+    const store = new MemoryReplayStore();
+    expect(() => statusDesk({ server: { replay: { store, windowMs: 0 } } })).toThrow(
+      /replay\.windowMs must be a positive number/,
     );
+    expect(() => statusDesk({ server: { replay: { store, keyedWindowMs: -1 } } })).toThrow(
+      /replay\.keyedWindowMs must be a positive number/,
+    );
+    expect(() => statusDesk({ server: { replay: { store, waitMs: -1 } } })).toThrow(
+      /replay\.waitMs must be a non-negative number/,
+    );
+    expect(() => statusDesk({ server: { replay: { store: {} as ReplayStore } } })).toThrow(
+      /replay\.store must be a ReplayStore/,
+    );
+  });
+
+  it('fails closed when its store fails: store_unavailable, nothing runs, no audit row', async () => {
+    const store: ReplayStore = {
+      begin: () => Promise.reject(new Error('db down')),
+      complete: () => Promise.reject(new Error('db down')),
+      release: () => Promise.reject(new Error('db down')),
+    };
+    const desk = statusDesk({ server: { replay: { store } } });
+    expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({
+      error: { code: 'store_unavailable' },
+    });
+    expect(desk.runs()).toBe(0);
+    expect(desk.audit.rows).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ afterEach(async () => desk?.served.close());
 const ADA = { customer: 'Ada', email: 'ada@example.com', start: '2030-05-04T09:00:00+02:00' };
 const writes = (d: Desk) => d.audit.rows.filter((r) => r.channel === 'mcp');
 
-describe('replayGuard (I10)', () => {
+describe('createServer({ replay }) (I10)', () => {
   it('answers the same call with a new JSON-RPC id from the first result: one row, replayed: true', async () => {
     desk = await startBookings();
     const first = await desk.client().callTool('create_booking', ADA, { id: 1 });
@@ -59,7 +59,7 @@ describe('replayGuard (I10)', () => {
   });
 });
 
-describe('duplicateGuard (I11)', () => {
+describe('defineTool({ creates }) (I11)', () => {
   it('refuses a second create with the same business key, naming the existing id and the update tool', async () => {
     desk = await startBookings();
     await desk.client().callTool('create_booking', ADA);
@@ -75,16 +75,48 @@ describe('duplicateGuard (I11)', () => {
     expect(desk.rows).toHaveLength(1);
   });
 
+  // The replay fingerprint covers guard-owned arguments (I10): `separate` and `reason`
+  // are added by core for `creates`, and a create sent with them is another call.
+  // When the fingerprint was the digest of the tool's own arguments only (before
+  // a47ece1), this second create was answered from the first one's record: one
+  // booking, `replayed: true`, the override lost. From a47ece1 to a5d4439 the
+  // fingerprint was right, but only on servers that installed replayGuard by hand;
+  // core now owns the stage, and this test also proves the stage is on (the plain
+  // re-send is replayed).
   it('creates a separate booking with otherwise identical arguments: the override is not a replay', async () => {
     desk = await startBookings();
     await desk.client().callTool('create_booking', ADA);
-    const separate = await desk
-      .client()
-      .callTool('create_booking', { ...ADA, separate: true, reason: 'second room' });
-    expect(structured(separate)).toMatchObject({ status: 'ok', result: { booking: { id: 'bk_2' } } });
-    expect(structured(separate).replayed).toBeUndefined();
+    expect(structured(await desk.client().callTool('create_booking', ADA)).replayed).toBe(true);
+    const override = { ...ADA, separate: true, reason: 'second room' };
+    const separate = await desk.client().callTool('create_booking', override);
+    expect(structured(separate)).toEqual({
+      status: 'ok',
+      result: { booking: expect.objectContaining({ id: 'bk_2' }) },
+    });
+    expect(desk.rows.map((b) => b.id)).toEqual(['bk_1', 'bk_2']);
+    expect(desk.runs).toEqual(['create_booking', 'create_booking']);
+    expect(writes(desk).map((r) => [r.objectIds, r.note])).toEqual([
+      [['bk_1'], null],
+      [['bk_2'], 'separate: second room'],
+    ]);
+    const resent = await desk.client().callTool('create_booking', override);
+    expect(structured(resent)).toEqual({ ...structured(separate), replayed: true, replay_note: REPLAY_NOTE });
     expect(desk.rows).toHaveLength(2);
     expect(writes(desk)).toHaveLength(2);
+  });
+
+  it('binds an idempotency key to the guard-owned arguments too: adding separate under a used key is a conflict', async () => {
+    desk = await startBookings();
+    await desk.client().callTool('create_booking', { ...ADA, idempotency_key: 'booking-ada-1' });
+    const reused = await desk.client().callTool('create_booking', {
+      ...ADA,
+      separate: true,
+      reason: 'second room',
+      idempotency_key: 'booking-ada-1',
+    });
+    expect(structured(reused).error).toMatchObject({ code: 'idempotency_key_conflict' });
+    expect(desk.rows).toHaveLength(1);
+    expect(writes(desk)).toHaveLength(1);
   });
 
   it('creates anyway only with separate: true and a reason, recorded in the audit row', async () => {
