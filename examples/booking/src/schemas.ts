@@ -9,7 +9,12 @@ import { MAIL_KINDS } from './services/outreach.js';
  * Argument shapes shared by the REST API and the MCP tools, so both adapters
  * validate the same way (I14); the services then check the business rules
  * (I1). Times per I20 (`timeInput`: local time + IANA zone, or ISO 8601 with
- * an offset), prices in minor units or decimal strings (`moneyInput`).
+ * an offset), prices in minor units or decimal strings (`moneyInput`). No
+ * shape here parses a zone, a time or an amount itself: those two cap what
+ * they read before parsing (zone and time 64 characters, amount 32). A time
+ * sent with only an offset comes out in that fixed-offset zone; the service
+ * that keeps it settles it into the workspace's zone at the same instant
+ * (`withDefaultZone`), so no fixed offset is ever stored as a zone.
  */
 const id = (what: string) => z.string().min(1).max(64).describe(`The ${what} id.`);
 

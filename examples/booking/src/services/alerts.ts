@@ -1,5 +1,5 @@
 import { ToolError } from '@gatehousejs/core';
-import { sanitizeText } from '@gatehousejs/presenters';
+import { presentInstant, sanitizeText, withDefaultZone } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { type Actor, type AlertRule, LIMITS, type OutboundPorts } from '../domain/model.js';
 import { invalid, loadWorkspace, quoted, type ServiceDeps, spokenTime, zoned } from './support.js';
@@ -45,8 +45,13 @@ export class AlertService {
     }));
   }
 
-  /** Checks a mute (rules of this workspace, until in the future and within a day); applies nothing. */
-  planMute(ruleIds: readonly string[] | undefined, until: Temporal.ZonedDateTime, reason: string): MutePlan {
+  /**
+   * Checks a mute (rules of this workspace, until in the future and within a
+   * day); applies nothing. An `until` sent with only an offset is read in
+   * the workspace's zone (same instant); one sent with a zone keeps it.
+   */
+  planMute(ruleIds: readonly string[] | undefined, sent: Temporal.ZonedDateTime, reason: string): MutePlan {
+    const until = withDefaultZone(sent, this.#zone);
     const all = this.find();
     const unknown = (ruleIds ?? []).filter((id) => !all.some((r) => r.id === id));
     if (unknown.length > 0) {
@@ -58,12 +63,14 @@ export class AlertService {
         details: { unknown: unknown.map((id) => id.slice(0, 64)) },
       });
     }
-    const now = this.deps.clock().getTime();
-    const latest = now + LIMITS.maxMuteHours * 3_600_000;
-    if (until.epochMilliseconds <= now || until.epochMilliseconds > latest) {
+    const clock = this.deps.clock();
+    const now = clock.getTime();
+    const latest = zoned(now + LIMITS.maxMuteHours * 3_600_000, this.#zone);
+    if (until.epochMilliseconds <= now || until.epochMilliseconds > latest.epochMilliseconds) {
       throw invalid(
         `Alerts can be muted until a time within the next ${LIMITS.maxMuteHours} hours, not until ${spokenTime(until)}.`,
-        `Send an until time after now and before ${zoned(latest, this.#zone).toString({ smallestUnit: 'minute' })}.`,
+        `Send an until time after now and before ${latest.toString({ smallestUnit: 'minute' })}.`,
+        { until: presentInstant(until, { now: clock }), latest: presentInstant(latest, { now: clock }) },
       );
     }
     const rules = ruleIds === undefined ? all : all.filter((r) => ruleIds.includes(r.id));

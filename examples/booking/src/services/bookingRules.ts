@@ -1,5 +1,5 @@
 import { ToolError } from '@gatehousejs/core';
-import type { Money } from '@gatehousejs/presenters';
+import { type Money, presentInstant } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import {
   type Booking,
@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
 /** A start must lie in the future, and at most {@link LIMITS.maxDaysAhead} days ahead. */
 export function checkStart(start: Temporal.ZonedDateTime, now: Date): void {
   const at = start.epochMilliseconds;
-  const details = { starts_at_utc: start.toInstant().toString() };
+  const details = { starts_at: presentInstant(start, { now }) };
   if (at <= now.getTime()) {
     throw invalid(
       `The start ${spokenTime(start)} is in the past.`,

@@ -16,6 +16,8 @@ export type MailKind = (typeof MAIL_KINDS)[number];
 export interface MailDraft {
   readonly bookingId: string;
   readonly customerId: string;
+  /** When the visit starts, for the preview beside the text. */
+  readonly startsAt: Temporal.ZonedDateTime;
   readonly to: string;
   readonly subject: string;
   readonly body: string;
@@ -26,6 +28,8 @@ export interface PageDraft {
   readonly technicianId: string;
   readonly technicianName: string;
   readonly bookingId: string | null;
+  /** When the booking paged about starts, for the preview beside the text. */
+  readonly startsAt: Temporal.ZonedDateTime | null;
   readonly message: string;
 }
 
@@ -86,6 +90,7 @@ export class OutreachService {
     return {
       bookingId: booking.id,
       customerId: booking.customer.id,
+      startsAt: booking.startsAt,
       to: customer.email,
       subject: `${SUBJECTS[kind]}: your visit on ${booking.startsAt.toPlainDate().toString()}`,
       body: lines.join('\n'),
@@ -123,6 +128,7 @@ export class OutreachService {
       technicianId: technician.id,
       technicianName: technician.name,
       bookingId: booking?.id ?? null,
+      startsAt: booking?.startsAt ?? null,
       message: `${sanitizeText(message).trim()}${about}`,
     };
   }

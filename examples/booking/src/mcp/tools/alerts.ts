@@ -1,11 +1,16 @@
 import type { ToolDefinition } from '@gatehousejs/core';
+import { presentInstant } from '@gatehousejs/presenters';
 import type { Right } from '../../domain/model.js';
-import { alertRuleListPresenter, previewTime } from '../../presenters.js';
+import { alertRuleListPresenter } from '../../presenters.js';
 import { muteAlertsInput } from '../../schemas.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse } from '../gatehouse.js';
 
-/** `mute_alerts` (alert): the preview lists the rules and the end of the mute; confirming applies it. */
+/**
+ * `mute_alerts` (alert): the preview lists the rules and the end of the mute
+ * (a full time per I20; confirmation compares its instant and zone, not its
+ * distance from now); confirming applies it.
+ */
 export function alertTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
   return [
     gh.defineTool({
@@ -17,9 +22,9 @@ export function alertTools(gh: BookingGatehouse): ToolDefinition<Right, Services
       requires: ['alerts.manage'],
       input: muteAlertsInput,
       presenter: alertRuleListPresenter,
-      prepare: ({ input, services }) => {
+      prepare: ({ input, services, now }) => {
         const plan = services.alerts.planMute(input.rule_ids, input.until, input.reason);
-        const until = previewTime(plan.until);
+        const until = presentInstant(plan.until, { now });
         return {
           content: { rules: plan.rules.map((r) => ({ id: r.id, name: r.name })), until, reason: plan.reason },
           summary: `mute ${plan.rules.length} alert rule(s) until ${until.local} (${until.zone})`,

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from '@gatehousejs/core';
-import { formatMoney } from '@gatehousejs/presenters';
+import { formatMoney, presentInstant } from '@gatehousejs/presenters';
 import type { Right } from '../../domain/model.js';
-import { deletedBookingPresenter, previewTime } from '../../presenters.js';
+import { deletedBookingPresenter } from '../../presenters.js';
 import { deleteBookingInput } from '../../schemas.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse } from '../gatehouse.js';
@@ -18,9 +18,9 @@ export function deleteBookingTools(gh: BookingGatehouse): ToolDefinition<Right, 
       requires: ['bookings.delete'],
       input: deleteBookingInput,
       presenter: deletedBookingPresenter,
-      prepare: ({ input, services }) => {
+      prepare: ({ input, services, now }) => {
         const booking = services.bookings.planDelete(input.booking_id);
-        const startsAt = previewTime(booking.startsAt);
+        const startsAt = presentInstant(booking.startsAt, { now });
         return {
           content: {
             deletes: [

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@gatehousejs/core';
+import { presentInstant } from '@gatehousejs/presenters';
 import type { Right } from '../../domain/model.js';
 import { mailSentPresenter, pageSentPresenter } from '../../presenters.js';
 import { notifyCustomerInput, pageTechnicianInput } from '../../schemas.js';
@@ -9,6 +10,8 @@ import type { BookingGatehouse } from '../gatehouse.js';
  * `notify_customer` (notify) and `page_technician` (wake). Each prepares
  * what would go out (I9): the preview shows the exact mail or page; only
  * `confirm_action` sends it, through a port Gatehouse opens for that class.
+ * Beside the text, the preview shows the booking's start as a full time
+ * (I20); confirmation compares its instant and zone, not its distance from now.
  */
 export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
   return [
@@ -21,10 +24,15 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
       requires: ['customers.notify'],
       input: notifyCustomerInput,
       presenter: mailSentPresenter,
-      prepare: ({ input, services }) => {
+      prepare: ({ input, services, now }) => {
         const mail = services.outreach.draftMail(input.booking_id, input.kind, input.note);
         return {
-          content: { to: mail.to, subject: mail.subject, body: mail.body },
+          content: {
+            to: mail.to,
+            subject: mail.subject,
+            body: mail.body,
+            booking: { id: mail.bookingId, starts_at: presentInstant(mail.startsAt, { now }) },
+          },
           summary: `mail ${mail.to} a ${input.kind} about booking ${mail.bookingId}`,
         };
       },
@@ -41,12 +49,16 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
       requires: ['technicians.page'],
       input: pageTechnicianInput,
       presenter: pageSentPresenter,
-      prepare: ({ input, services }) => {
+      prepare: ({ input, services, now }) => {
         const page = services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
+        const booking =
+          page.bookingId === null || page.startsAt === null
+            ? null
+            : { id: page.bookingId, starts_at: presentInstant(page.startsAt, { now }) };
         return {
           content: {
             technician: { id: page.technicianId, name: page.technicianName },
-            booking_id: page.bookingId,
+            booking,
             message: page.message,
           },
           summary: `page ${page.technicianName} (${page.technicianId})${page.bookingId ? ` about ${page.bookingId}` : ''}`,
