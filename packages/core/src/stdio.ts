@@ -62,7 +62,7 @@ function wireOf(options: StdioOptions, maxBodyBytes: number): Transport {
   }
   return new StdioLineTransport(options.input ?? process.stdin, options.output ?? process.stdout, {
     maxBodyBytes,
-  }) as unknown as Transport;
+  });
 }
 
 /**
