@@ -122,7 +122,10 @@ for (const carrier of CARRIERS) {
 
         const error = errorOf(result);
         expect(error.error.code).toBe('unknown_arguments');
-        expect(error.error.details).toMatchObject({ unknown: ['workspace_id'], allowed: ['text'] });
+        expect(error.error.details).toMatchObject({
+          unknown: ['workspace_id'],
+          allowed: ['text', 'idempotency_key'],
+        });
         expect(app.rows).toHaveLength(2);
         expect(app.services).toEqual([]);
         expect(auditedWrites(app)).toEqual([]);
