@@ -3,6 +3,7 @@ import { type Credentials, createCredentials, createSwitches, type Switches } fr
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
+import { cachingPrepare } from './db/statementCache.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
 import { createMcpServer } from './mcp/server.js';
 import { createOutboundPorts } from './ports/outbox.js';
@@ -61,7 +62,7 @@ export function createBookingApp(options: BookingAppOptions): BookingApp {
   const database = openBookingDatabase(options.file, clock().getTime());
   const seeded = options.seed === false ? false : seedIfEmpty(database.db, clock());
   const { db, stores } = database;
-  const deps: ServiceDeps = { db, clock, versions };
+  const deps: ServiceDeps = { db: cachingPrepare(db), clock, versions };
   const ports = createOutboundPorts(db, clock);
   const people = new PeopleDirectory(db, stores.audit, clock);
   const access = accessControl(database, people, clock);

@@ -1,5 +1,4 @@
 import { definePresenter, field } from '@gatehousejs/presenters';
-import type { Temporal } from 'temporal-polyfill';
 import { BOOKING_STATUSES } from './domain/model.js';
 import type { Versions } from './services/support.js';
 
@@ -121,17 +120,3 @@ export const versions: Versions = {
   booking: (booking) => bookingPresenter.versionOf(booking),
   customer: (customer) => customerPresenter.versionOf(customer),
 };
-
-/**
- * A time inside preview content: weekday, local time, zone and UTC, without
- * `from_now`, so the content hash compared at confirmation (I9) does not
- * change as time passes.
- */
-export function previewTime(time: Temporal.ZonedDateTime) {
-  return {
-    weekday: time.toLocaleString('en-US', { weekday: 'long' }),
-    local: time.toString({ timeZoneName: 'never', smallestUnit: 'second' }),
-    zone: time.timeZoneId,
-    utc: time.toInstant().toString({ smallestUnit: 'second' }),
-  };
-}

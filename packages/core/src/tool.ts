@@ -61,8 +61,11 @@ interface ToolSpecBase<TInput, TValue, TRight extends string, TServices> {
 
 /** What a create tool declares about its business key (I11). */
 export interface Creates<TInput, TServices> {
-  /** The business key of the input, shown in the refusal (e.g. customer and start). */
-  readonly key: (input: TInput) => JsonObject;
+  /**
+   * The business key of the input, shown in the refusal (e.g. customer and
+   * start); `now` is the call's time, for presenting times in full (I20).
+   */
+  readonly key: (input: TInput, env: { readonly now: Date }) => JsonObject;
   /** Finds an existing object with that key in the caller's tenant. */
   readonly find: (context: {
     readonly input: TInput;

@@ -22,6 +22,8 @@ export interface BatchGuardOptions<TInput, TServices> {
     readonly input: TInput;
     readonly services: TServices;
     readonly connection: Connection;
+    /** The call's time, for presenting times in full (I20). */
+    readonly now: Date;
   }) => Promise<BatchMatches> | BatchMatches;
   /** Largest batch allowed; default 100. */
   readonly maxSize?: number;
@@ -62,7 +64,7 @@ export function batchGuard<TInput, TServices>(
         );
       }
     },
-    async check({ input: sent, services, connection }) {
+    async check({ input: sent, services, connection, now }) {
       const input = sent as TInput & {
         ids?: readonly string[];
         filter?: unknown;
@@ -77,7 +79,7 @@ export function batchGuard<TInput, TServices>(
           fix: 'Count the matches first (a find tool), then send expected_count, or send explicit ids.',
         };
       }
-      const matches = await options.match({ input: sent, services, connection });
+      const matches = await options.match({ input: sent, services, connection, now });
       if (matches.total > maxSize) return tooLarge(matches.total);
       if (matches.total === input.expected_count) return undefined;
       return {

@@ -2,7 +2,7 @@ import { ToolError } from '@gatehousejs/core';
 import { presentInstant, sanitizeText, withDefaultZone } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { type Actor, type AlertRule, LIMITS, type OutboundPorts } from '../domain/model.js';
-import { invalid, loadWorkspace, quoted, type ServiceDeps, spokenTime, zoned } from './support.js';
+import { invalid, quoted, type ServiceDeps, spokenTime, workspaceOf, zoned } from './support.js';
 
 interface RuleRow {
   readonly id: string;
@@ -27,7 +27,7 @@ export class AlertService {
     private readonly actor: Actor,
     private readonly ports: Pick<OutboundPorts, 'alerts'>,
   ) {
-    this.#zone = loadWorkspace(deps.db, actor.workspaceId).zone;
+    this.#zone = workspaceOf(deps, actor).zone;
   }
 
   /** Every alert rule of the workspace, by name. */

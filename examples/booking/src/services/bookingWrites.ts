@@ -1,5 +1,5 @@
 import { ToolError } from '@gatehousejs/core';
-import type { Money } from '@gatehousejs/presenters';
+import { type Money, withDefaultZone } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { newId } from '../db/ids.js';
 import { type Booking, type BookingStatus, LIMITS } from '../domain/model.js';
@@ -58,20 +58,24 @@ interface Planned {
 export class BookingService extends BookingReads {
   #now = () => this.deps.clock();
 
+  /** A start sent with only a UTC offset keeps its instant and takes the workspace's zone. */
+  #inWorkspaceZone = (time: Temporal.ZonedDateTime) => withDefaultZone(time, this.workspace.zone);
+
   /** Creates a booking after every check; returns it as stored. */
   create(input: NewBooking): Booking {
     return this.deps.db
       .transaction(() => {
         const customer = this.customers.get(input.customerId);
+        const startsAt = this.#inWorkspaceZone(input.startsAt);
         const planned: Planned = {
           technicianId: input.technicianId,
-          startMs: input.startsAt.epochMilliseconds,
-          zone: input.startsAt.timeZoneId,
+          startMs: startsAt.epochMilliseconds,
+          zone: startsAt.timeZoneId,
           durationMinutes: input.durationMinutes,
           price: input.price,
           status: 'scheduled',
         };
-        checkStart(input.startsAt, this.#now());
+        checkStart(startsAt, this.#now());
         this.#check(planned, []);
         const id = newId('bk');
         const now = this.#now().getTime();
@@ -113,12 +117,14 @@ export class BookingService extends BookingReads {
         }
         checkLive(current);
         if (changes.status !== undefined) checkTransition(current, changes.status);
-        if (changes.startsAt !== undefined) checkStart(changes.startsAt, this.#now());
+        const startsAt =
+          changes.startsAt === undefined ? current.startsAt : this.#inWorkspaceZone(changes.startsAt);
+        if (changes.startsAt !== undefined) checkStart(startsAt, this.#now());
         const planned: Planned = {
           technicianId:
             changes.technicianId === undefined ? (current.technician?.id ?? null) : changes.technicianId,
-          startMs: (changes.startsAt ?? current.startsAt).epochMilliseconds,
-          zone: (changes.startsAt ?? current.startsAt).timeZoneId,
+          startMs: startsAt.epochMilliseconds,
+          zone: startsAt.timeZoneId,
           durationMinutes: changes.durationMinutes ?? current.durationMinutes,
           price: changes.price ?? current.price,
           status: changes.status ?? current.status,

@@ -2,7 +2,7 @@ import type { Actor, Booking, Workspace } from '../domain/model.js';
 import { LIMITS } from '../domain/model.js';
 import { type BookingFilter, BookingQueries } from './bookingQueries.js';
 import { CustomerService } from './customers.js';
-import { loadWorkspace, notFound, type ServiceDeps } from './support.js';
+import { notFound, type ServiceDeps, workspaceOf } from './support.js';
 import { TechnicianService } from './technicians.js';
 
 /** A filter of a batch: a time window (required) and, optionally, one customer or technician. */
@@ -30,7 +30,7 @@ export class BookingReads {
     protected readonly deps: ServiceDeps,
     protected readonly actor: Actor,
   ) {
-    this.workspace = loadWorkspace(deps.db, actor.workspaceId);
+    this.workspace = workspaceOf(deps, actor);
     this.queries = new BookingQueries(deps.db, actor.workspaceId);
     this.customers = new CustomerService(deps, actor);
     this.technicians = new TechnicianService(deps, actor);

@@ -1,6 +1,6 @@
 import type { Actor, Customer } from '../domain/model.js';
 import { LIMITS } from '../domain/model.js';
-import { loadWorkspace, notFound, type ServiceDeps, zoned } from './support.js';
+import { notFound, type ServiceDeps, workspaceOf, zoned } from './support.js';
 
 interface CustomerRow {
   readonly id: string;
@@ -23,7 +23,7 @@ export class CustomerService {
     private readonly deps: ServiceDeps,
     private readonly actor: Actor,
   ) {
-    this.#zone = loadWorkspace(deps.db, actor.workspaceId).zone;
+    this.#zone = workspaceOf(deps, actor).zone;
   }
 
   #toCustomer = (row: CustomerRow): Customer => ({

@@ -3,7 +3,7 @@ import type { Temporal } from 'temporal-polyfill';
 import type { Actor, OutboundPorts } from '../domain/model.js';
 import { BookingReads } from './bookings.js';
 import { CustomerService } from './customers.js';
-import { invalid, loadWorkspace, type ServiceDeps, spokenTime, zoned } from './support.js';
+import { invalid, type ServiceDeps, spokenTime, workspaceOf, zoned } from './support.js';
 import { TechnicianService } from './technicians.js';
 
 /** The kinds of mail a customer can be sent about a booking. */
@@ -63,7 +63,7 @@ export class OutreachService {
     this.#bookings = new BookingReads(deps, actor);
     this.#technicians = new TechnicianService(deps, actor);
     this.#customers = new CustomerService(deps, actor);
-    const workspace = loadWorkspace(deps.db, actor.workspaceId);
+    const workspace = workspaceOf(deps, actor);
     this.#zone = workspace.zone;
     this.#workspaceName = workspace.name;
   }

@@ -1,7 +1,7 @@
 import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
 import type { SqliteDatabase } from '@gatehousejs/stores';
 import { Temporal } from 'temporal-polyfill';
-import type { Booking, Customer, Workspace } from '../domain/model.js';
+import type { Actor, Booking, Customer, Workspace } from '../domain/model.js';
 
 /**
  * The `version` a caller read (I12): a hash of what the presenters show and
@@ -41,6 +41,21 @@ export function invalid(
   details: { readonly [key: string]: Json } = {},
 ): ToolError {
   return new ToolError({ code: 'invalid_arguments', message, fix, details });
+}
+
+const workspaces = new WeakMap<Actor, Workspace>();
+
+/**
+ * The workspace an actor acts in, read once per actor: the services of one
+ * call (or one API request) share their actor, so they share this read.
+ */
+export function workspaceOf(deps: ServiceDeps, actor: Actor): Workspace {
+  let workspace = workspaces.get(actor);
+  if (!workspace) {
+    workspace = loadWorkspace(deps.db, actor.workspaceId);
+    workspaces.set(actor, workspace);
+  }
+  return workspace;
 }
 
 /** The workspace a caller acts in; it exists for every authenticated actor. */

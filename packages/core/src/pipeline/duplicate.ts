@@ -51,7 +51,7 @@ export function duplicateCheck(creates: Creates<unknown, unknown>): UnitGuard {
       }
       refuseNotifyLike(update, 'update');
     },
-    async check({ input, services, connection, guardArguments, note }) {
+    async check({ input, services, connection, guardArguments, note, now }) {
       const separate = guardArguments.separate === true;
       const reason = typeof guardArguments.reason === 'string' ? guardArguments.reason.trim() : '';
       if (separate || reason) {
@@ -67,7 +67,7 @@ export function duplicateCheck(creates: Creates<unknown, unknown>): UnitGuard {
       }
       const existing = await creates.find({ input, services, connection });
       if (!existing) return undefined;
-      const key = creates.key(input);
+      const key = creates.key(input, { now });
       return {
         code: 'duplicate',
         message: `A ${noun} with the same ${Object.keys(key).join(' and ')} exists: ${existing.id}.`,

@@ -1,5 +1,6 @@
 import { type Creates, type ToolDefinition, ToolError } from '@gatehousejs/core';
 import { batchGuard, versionGuard } from '@gatehousejs/guards';
+import { presentInstant } from '@gatehousejs/presenters';
 import type { z } from 'zod';
 import type { Right } from '../../domain/model.js';
 import { bookingListPresenter, bookingPresenter } from '../../presenters.js';
@@ -21,7 +22,10 @@ type RescheduleInput = z.output<typeof rescheduleBookingsInput>;
 const createsBooking: Creates<CreateInput, Services> = {
   updateTool: 'update_booking',
   noun: 'booking',
-  key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at.toInstant().toString() }),
+  key: (input, { now }) => ({
+    customer_id: input.customer_id,
+    starts_at: presentInstant(input.starts_at, { now }),
+  }),
   find: ({ input, services }) =>
     services.bookings.findSameStart(input.customer_id, input.starts_at.epochMilliseconds),
 };
@@ -48,13 +52,13 @@ const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
 /** The bounded-batch guard (I13): a filter's matches are counted and listed before anything moves. */
 const batchOfBookings = batchGuard<RescheduleInput, Services>({
   maxSize: 50,
-  match: ({ input, services }) => {
+  match: ({ input, services, now }) => {
     if (!input.filter) return { total: 0, sample: [] };
     const found = services.bookings.match(filterOf(input.filter));
     const sample = found.bookings.map((b) => ({
       id: b.id,
       customer: b.customer.name,
-      starts_at_utc: b.startsAt.toInstant().toString(),
+      starts_at: presentInstant(b.startsAt, { now }),
       status: b.status,
     }));
     return { total: found.total, sample };
