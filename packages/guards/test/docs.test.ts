@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import { type Connection, REPLAY_NOTE } from '@gatehousejs/core';
+import { createSqliteStores } from '@gatehousejs/stores';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import * as guards from '../src/index.js';
+import { bookingProduct } from './examples/bookingTools.js';
+import { sqliteServer } from './examples/sqliteServer.js';
+import { tunedServer } from './examples/tunedServer.js';
+
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+
+/** The pages this package documents; every TypeScript block on them is quoted from compiled code. */
+const PAGES = [
+  '../README.md',
+  '../../../docs/guards.md',
+  '../../../docs/writes/replay.md',
+  '../../../docs/writes/duplicates.md',
+  '../../../docs/writes/batches.md',
+  '../../../docs/access/rate-limits.md',
+  '../../../docs/access/kill-switch.md',
+];
+const SOURCES = [
+  './examples/bookingTools.ts',
+  './examples/memoryServer.ts',
+  './examples/sqliteServer.ts',
+  './examples/tunedServer.ts',
+  './docs.test.ts',
+];
+
+/** Lines without their indentation, so an indented excerpt matches its source. */
+const unindent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .join('\n')
+    .trim();
+const tsBlocks = (markdown: string) =>
+  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+const sources = SOURCES.map((path) => unindent(read(path)));
+const quoted = (snippet: string) => sources.some((source) => source.includes(unindent(snippet)));
+
+const connection = (
+  tenantId: string,
+): Connection<'bookings.read' | 'bookings.write' | 'customers.notify'> => ({
+  connectionId: `conn_${tenantId}`,
+  tenantId,
+  creatorId: 'p1',
+  clientName: 'docs',
+  channel: 'mcp',
+  rights: new Set(['bookings.read', 'bookings.write', 'customers.notify']),
+});
+const ADA = { customer_id: 'cu_ada', start: '2030-05-04T09:00:00+02:00' };
+
+describe('guard docs', () => {
+  it('show only TypeScript copied from compiled, tested files', () => {
+    for (const page of PAGES) {
+      for (const snippet of tsBlocks(read(page))) expect(quoted(snippet), `${page}:\n${snippet}`).toBe(true);
+    }
+    const versions = tsBlocks(read('../../../docs/writes/versions.md')).filter((s) => s.includes('Guard'));
+    expect(versions).toHaveLength(1);
+    for (const snippet of versions) expect(quoted(snippet), snippet).toBe(true);
+  });
+
+  it('name every export of the package in its README, and no removed guard anywhere', () => {
+    const readme = read('../README.md');
+    for (const name of Object.keys(guards)) expect(readme, name).toContain(`\`${name}\``);
+    for (const page of PAGES) {
+      expect(read(page), page).not.toMatch(/replayGuard|rateGuard|duplicateGuard|transactionGuard|handle\(/);
+    }
+  });
+
+  it('quote the replay note as core writes it', () => {
+    expect(read('../../../docs/writes/replay.md')).toContain(JSON.stringify(REPLAY_NOTE));
+  });
+
+  it('run the README server: a re-sent create is replayed, one booking, one audit row', async () => {
+    const { server, audit } = await import('./examples/memoryServer.js');
+    const first = await server.callTool(connection('t1'), 'create_booking', ADA, { requestId: 1 });
+    const again = await server.callTool(connection('t1'), 'create_booking', ADA, { requestId: 2 });
+    expect(again.structuredContent).toEqual({
+      ...first.structuredContent,
+      replayed: true,
+      replay_note: REPLAY_NOTE,
+    });
+    expect(audit.rows.map((r) => [r.action, r.objectIds])).toEqual([['create_booking', ['bk_1']]]);
+  });
+
+  it('run the SQLite server and the kill switch drill of the kill-switch page', async () => {
+    const db = new Database(':memory:');
+    try {
+      const stores = createSqliteStores(db);
+      const product = bookingProduct();
+      const { authenticate } = product;
+      const { server, switches } = sqliteServer(product, stores, { authenticate });
+      await server.callTool(connection('t1'), 'create_booking', ADA);
+      const again = await server.callTool(connection('t1'), 'create_booking', ADA);
+      expect(again.structuredContent).toMatchObject({ replayed: true });
+      expect(product.rows).toHaveLength(1);
+      expect((await stores.audit.list({ limit: 10 })).map((r) => r.action)).toEqual(['create_booking']);
+      // #region drill
+      await switches.setGlobal(true, { actorId: 'ops_jo', channel: 'cli' }); // every MCP request: 503
+      await switches.setTenantAccess('t1', false, { actorId: 'ada', channel: 'admin' }); // t1 sees no tools
+      // #endregion drill
+      expect(await server.checkGate({ transport: 'http' })).toMatchObject({
+        status: 503,
+        retryAfterSeconds: 300,
+      });
+      expect(await server.listTools(connection('t1'))).toEqual([]);
+      expect((await server.listTools(connection('t2'))).length).toBeGreaterThan(0);
+      const refused = await server.callTool(connection('t1'), 'find_bookings', { customer_id: 'cu_ada' });
+      expect(refused.structuredContent).toMatchObject({ error: { code: 'tenant_disabled' } });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('run the replay and rate options of their pages, and the guards of the write pages', async () => {
+    const { server, rows, mails } = tunedServer();
+    const call = (tool: string, args: Record<string, unknown>) =>
+      server.callTool(connection('t1'), tool, args).then((r) => r.structuredContent);
+    await call('create_booking', ADA);
+    expect(await call('create_booking', { ...ADA, idempotency_key: 'ada-0504' })).toMatchObject({
+      error: { code: 'duplicate', details: { existing_id: 'bk_1', update_tool: 'update_booking' } },
+    });
+    const separate = { ...ADA, separate: true, reason: 'second room', idempotency_key: 'ada-0504' };
+    expect(await call('create_booking', separate)).toMatchObject({
+      status: 'ok',
+      result: { booking: { id: 'bk_2' } },
+    });
+    expect(await call('create_booking', separate)).toMatchObject({ replayed: true });
+    expect(rows).toHaveLength(2);
+    const stale = await call('update_booking', {
+      id: 'bk_1',
+      version: 'stale',
+      start: '2030-05-05T09:00:00Z',
+    });
+    expect(stale).toMatchObject({ error: { code: 'conflict', details: { current: { id: 'bk_1' } } } });
+    const batch = await call('reschedule_bookings', {
+      filter: { customer_id: 'cu_ada' },
+      expected_count: 1,
+      start: '2030-06-01T09:00:00Z',
+    });
+    expect(batch).toMatchObject({ error: { code: 'batch_count_mismatch', details: { total: 2 } } });
+    expect(rows.map((b) => b.start)).toEqual([ADA.start, ADA.start]);
+    rows[0]!.start = '2020-01-01T09:00:00Z';
+    const found = await call('find_bookings', { customer_id: 'cu_ada' });
+    const current = (found.result as { bookings: { version: string }[] }).bookings[0]!.version;
+    expect(
+      await call('update_booking', { id: 'bk_1', version: current, start: '2030-05-05T09:00:00Z' }),
+    ).toMatchObject({
+      error: { code: 'conflict', message: expect.stringContaining('has started') },
+    });
+    expect(mails).toEqual([]);
+  });
+});

@@ -1,0 +1,44 @@
+import {
+  MemoryAuditStore,
+  MemoryPendingActionStore,
+  MemoryRateBucketStore,
+  MemoryReplayStore,
+  separateCommits,
+} from '@gatehousejs/core';
+import { bookingProduct } from './bookingTools.js';
+
+/** A booking server with every replay and rate option spelled out, as the docs show them. */
+export function tunedServer(product = bookingProduct()) {
+  const { gh, tools, authenticate } = product;
+  const server = gh.createServer({
+    name: 'booking',
+    version: '1.0.0',
+    tools,
+    authenticate,
+    audit: new MemoryAuditStore(),
+    confirm: { store: new MemoryPendingActionStore() },
+    // #region replay
+    replay: {
+      store: new MemoryReplayStore(), // replicas share one store
+      windowMs: 5 * 60_000, // a re-send without idempotency_key is answered for 5 minutes
+      keyedWindowMs: 24 * 3_600_000, // a re-send with the same idempotency_key for 24 hours
+      leaseMs: 60_000, // how long a running call holds its claim
+      waitMs: 0, // an identical call in flight gets still_running at once
+    },
+    unitOfWork: separateCommits(),
+    // #endregion replay
+    // #region rate
+    rate: {
+      store: new MemoryRateBucketStore(), // replicas share one store
+      limits: {
+        read: { capacity: 120, refillPerSecond: 2 },
+        write: { capacity: 30, refillPerSecond: 0.5 },
+        notify: { capacity: 10, refillPerSecond: 1 / 60 },
+        wake: { capacity: 3, refillPerSecond: 1 / 600 },
+      },
+      fallback: { capacity: 60, refillPerSecond: 1 },
+    },
+    // #endregion rate
+  });
+  return { server, ...product };
+}
