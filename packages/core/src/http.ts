@@ -6,7 +6,7 @@ import { admit } from './serve/admission.js';
 import { byteLimit, readJsonBody, screenMessage } from './serve/body.js';
 import { LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
-import { refusalLog, silentRefusalLog } from './serve/refusalLog.js';
+import { refusalLogOf } from './serve/refusalLog.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
 
@@ -29,7 +29,7 @@ export interface HttpOptions {
    * Where gate refusals (401, 403, 503) are logged, at info or warn: reason,
    * transport and client address, never token material; at most one line
    * per client address and reason a minute, then one "N suppressed" line.
-   * Pass the server's logger. Default: silent.
+   * Default: the server's `logger`.
    */
   readonly logger?: Logger;
   /**
@@ -91,7 +91,7 @@ export function createHttpHandler<TRight extends string>(
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'createHttpHandler');
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
-  const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
+  const log = refusalLogOf(options.logger, server);
   const mcp = createMcpHandler(
     (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
     {

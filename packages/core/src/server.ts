@@ -111,6 +111,8 @@ export interface GatehouseServer<TRight extends string = string> {
   ): Promise<CallResult>;
   /** Resolves a credential (the host's authenticator). */
   readonly authenticate: Authenticate<TRight>;
+  /** The server's `logger` (silent when none was given); transports log refusals to it. */
+  readonly logger: Logger;
   /** Runs the gate checks; the first refusal wins. */
   checkGate(request: GateRequest): Promise<GateRefusal | undefined>;
 }
@@ -262,6 +264,7 @@ export function createServer<TRight extends string, TServices>(
     name: options.name,
     version: options.version,
     authenticate: options.authenticate,
+    logger,
     async listTools(connection) {
       return (await visibility.visible(ordered, connection)).map((p) => p.listing);
     },

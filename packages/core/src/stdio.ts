@@ -7,7 +7,7 @@ import type { Logger } from './logging.js';
 import { admit } from './serve/admission.js';
 import { byteLimit } from './serve/body.js';
 import { StdioLineTransport } from './serve/lineTransport.js';
-import { refusalLog, silentRefusalLog } from './serve/refusalLog.js';
+import { refusalLogOf } from './serve/refusalLog.js';
 import { screenIncoming } from './serve/screen.js';
 import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
@@ -36,7 +36,7 @@ export interface StdioOptions {
   /**
    * Where gate refusals (503, 403, 401 as JSON-RPC errors) are logged, at info
    * or warn, never token material; at most one line per reason a minute, then
-   * one "N suppressed" line. Pass the server's logger. Default: silent.
+   * one "N suppressed" line. Default: the server's `logger`.
    */
   readonly logger?: Logger;
   /** The stream to read instead of the process's stdin (e.g. a socket, or a pipe in tests). */
@@ -82,7 +82,7 @@ export function serveStdio<TRight extends string>(
   if (!token) throw new ConfigurationError('serveStdio: a token is required (set it in the environment).');
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'serveStdio');
   const wire = wireOf(options, maxBodyBytes);
-  const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
+  const log = refusalLogOf(options.logger, server);
   const connection = async (): Promise<Connection<TRight>> => {
     const admission = await admit(server, { transport: 'stdio', token, tenant: options.tenant }, log);
     if ('refusal' in admission) throw gateProtocolError(admission.refusal);

@@ -34,7 +34,7 @@ describe('rendered results', () => {
       name: 't',
       version: '1',
       tools: [findNotes],
-      authenticate: async () => null,
+      authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
     });
     const result = await server.callTool(connection(), 'find_notes', { query: 'evil' });
     expect(result.content[0].text).toContain('evilgnp.exe');
@@ -47,7 +47,7 @@ describe('rendered results', () => {
       name: 't',
       version: '1',
       tools: [findNotes],
-      authenticate: async () => null,
+      authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
     });
     const result = await server.callTool(connection(), 'find\u202E_notes\u2066', {});
     expect(result.isError).toBe(true);
@@ -77,7 +77,7 @@ describe('rendered results', () => {
       name: 't',
       version: '1',
       tools: [notify],
-      authenticate: async () => null,
+      authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
       confirm: { store: new MemoryPendingActionStore() },
       ...writeStores(),
     });

@@ -1,5 +1,5 @@
 import type { GateRefusal } from '../context.js';
-import type { Logger } from '../logging.js';
+import { type Logger, silentLogger } from '../logging.js';
 
 /** The admission step that refused a request. */
 export type AdmissionStep = 'gate' | 'host' | 'origin' | 'bearer' | 'credential';
@@ -150,4 +150,10 @@ export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): Ref
       write(event.refusal.status === 403 ? 'warn' : 'info', refusalRecord(event), 'gate refusal');
     },
   };
+}
+
+/** The refusal log of a transport: its own `logger` option, else the server's; none when that is silent. */
+export function refusalLogOf(own: Logger | undefined, server: { readonly logger: Logger }): RefusalLog {
+  const logger = own ?? server.logger;
+  return logger === silentLogger ? silentRefusalLog : refusalLog(logger);
 }

@@ -9,7 +9,7 @@ import { admit } from './admission.js';
 import { byteLimit, screenMessage } from './body.js';
 import { LOCAL_HOSTNAMES } from './hostOrigin.js';
 import { internalErrorBody, renderRefusal } from './refusal.js';
-import { refusalLog, silentRefusalLog } from './refusalLog.js';
+import { refusalLogOf } from './refusalLog.js';
 import { reportTo } from './report.js';
 import { CONNECTION_KEY } from './v1Errors.js';
 
@@ -32,7 +32,7 @@ export interface GateMiddlewareOptions {
    * Where gate refusals (401, 403, 503) are logged, at info or warn: reason,
    * transport and client address, never token material; at most one line per
    * client address and reason a minute, then one "N suppressed" line. Pass the
-   * server's logger. Default: silent.
+   * server's logger. Default: the server's `logger`.
    */
   readonly logger?: Logger;
   /** The client's address for the refusal log (e.g. from a proxy header you trust); default the socket's. */
@@ -144,7 +144,7 @@ export function createGateMiddleware<TRight extends string>(
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'createGateMiddleware');
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
-  const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
+  const log = refusalLogOf(options.logger, gatehouse);
 
   const authOf = async (req: GatedRequest): Promise<AuthInfo | GateRefusal> => {
     const admission = await admit(

@@ -15,7 +15,7 @@ import { ConfigurationError } from '../errors.js';
 import type { Logger } from '../logging.js';
 import type { GatehouseServer } from '../server.js';
 import { admit } from './admission.js';
-import { refusalLog, silentRefusalLog } from './refusalLog.js';
+import { refusalLogOf } from './refusalLog.js';
 import { reportTo } from './report.js';
 import { screenIncoming } from './screen.js';
 import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
@@ -40,7 +40,7 @@ export interface MountOptions {
    * Where gate refusals on the configured `credential` (stdio) are logged, at
    * info or warn, never token material; at most one line per reason a minute,
    * then one "N suppressed" line. Over HTTP the gate middleware logs them.
-   * Pass the server's logger. Default: silent.
+   * Default: the server's `logger`.
    */
   readonly logger?: Logger;
 }
@@ -56,7 +56,7 @@ function resolver<TRight extends string>(
     const token = credential.token;
     if (!token)
       throw new ConfigurationError('mountGatehouse: credential.token is empty (set it in the environment).');
-    const log = options.logger ? refusalLog(options.logger) : silentRefusalLog;
+    const log = refusalLogOf(options.logger, gatehouse);
     return async () => {
       const request = { transport: 'stdio', token, tenant: credential.tenant } as const;
       const admission = await admit(gatehouse, request, log);
