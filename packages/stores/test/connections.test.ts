@@ -24,8 +24,9 @@ describe('createSqliteStores on two connections to one file', () => {
         (i % 2 === 0 ? a : b).replay.begin('k', 'd', 5_000, 0),
       );
       const answers = await Promise.all(calls);
-      expect(answers.filter((x) => x.state === 'started')).toHaveLength(1);
-      await a.replay.complete('k', 'd', { id: 'b1' }, 60_000, 1);
+      const started = answers.flatMap((x) => (x.state === 'started' ? [x.fence] : []));
+      expect(started).toHaveLength(1);
+      expect(await a.replay.complete('k', started[0] ?? '', 'd', { id: 'b1' }, 60_000, 1)).toBe(true);
       expect(await b.replay.begin('k', 'd', 5_000, 2)).toMatchObject({
         state: 'completed',
         result: { id: 'b1' },

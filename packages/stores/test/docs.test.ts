@@ -21,6 +21,7 @@ const unindent = (text: string): string =>
 const sources = [
   './examples/setup.ts',
   './examples/crashSafeWrite.ts',
+  './examples/mcpServer.ts',
   './fixtures/tempDatabase.ts',
   './contract.test.ts',
 ].map((path) => unindent(read(path)));
@@ -55,5 +56,10 @@ describe('docs/stores.md', () => {
 
   it('names every export of the package', () => {
     for (const name of Object.keys(stores)) expect(doc, name).toContain(`\`${name}`);
+  });
+
+  it('names no guard that core’s pipeline replaced, here or in the package README', () => {
+    const readme = read('../README.md');
+    for (const text of [doc, readme]) expect(text).not.toMatch(/transactionGuard|replayGuard|rateGuard/);
   });
 });

@@ -9,6 +9,7 @@ import {
   SqliteAuditStore,
   SqliteReplayStore,
 } from '../src/index.js';
+import { MIGRATIONS } from '../src/internal/schema.js';
 import { tempDatabase } from './fixtures/tempDatabase.js';
 
 const tables = (db: Database.Database): string[] =>
@@ -21,7 +22,11 @@ describe('migrateGatehouseSchema', () => {
   it('creates only gatehouse_ tables beside the host’s own, and records the version', () => {
     const db = new Database(':memory:');
     db.exec('CREATE TABLE bookings (id TEXT PRIMARY KEY)');
-    expect(migrateGatehouseSchema(db, 42)).toEqual({ from: 0, to: GATEHOUSE_SCHEMA_VERSION, applied: [1] });
+    expect(migrateGatehouseSchema(db, 42)).toEqual({
+      from: 0,
+      to: GATEHOUSE_SCHEMA_VERSION,
+      applied: [1, 2],
+    });
     expect(tables(db)).toEqual([
       'bookings',
       'gatehouse_audit',
@@ -34,6 +39,7 @@ describe('migrateGatehouseSchema', () => {
     ]);
     expect(db.prepare('SELECT version, name, applied_at FROM gatehouse_migrations').all()).toEqual([
       { version: 1, name: 'guard stores', applied_at: 42 },
+      { version: 2, name: 'replay fencing tokens', applied_at: 42 },
     ]);
     db.close();
   });
@@ -65,7 +71,30 @@ describe('migrateGatehouseSchema', () => {
     }
     expect(ConfigurationError.is(error)).toBe(true);
     expect(String(error)).toMatch(/version 99/);
-    expect(() => new SqliteReplayStore(db)).toThrow(/expected 1/);
+    expect(() => new SqliteReplayStore(db)).toThrow(/expected 2/);
+    db.close();
+  });
+
+  it('upgrades a version 1 database in place: records kept, a claim from before the upgrade expires, new claims are fenced', () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE gatehouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);
+      ${MIGRATIONS[0]?.sql ?? ''}
+      INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
+      INSERT INTO gatehouse_replay VALUES ('done', 'completed', 'd', '{"id":"b1"}', 60000);
+      INSERT INTO gatehouse_replay VALUES ('old', 'running', 'd', NULL, 1000);`);
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 2, applied: [2] });
+    const replay = new SqliteReplayStore(db);
+    expect(replay.beginSync('done', 'd', 1_000, 10)).toMatchObject({
+      state: 'completed',
+      result: { id: 'b1' },
+    });
+    // A call that claimed under version 1 has no fence: it cannot complete, and its lease frees the key.
+    expect(replay.beginSync('old', 'd', 1_000, 10)).toEqual({ state: 'running', argumentsDigest: 'd' });
+    expect(replay.completeSync('old', 'any', 'd', { id: 'b2' }, 60_000, 20)).toBe(false);
+    expect(replay.beginSync('old', 'd', 1_000, 1_000)).toMatchObject({
+      state: 'started',
+      fence: expect.any(String),
+    });
     db.close();
   });
 

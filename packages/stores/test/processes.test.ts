@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStores } from '../src/index.js';
-import { buildChild, runChild } from './fixtures/childProcess.js';
+import { buildChild, buildTransactionChild, runChild, startChild } from './fixtures/childProcess.js';
 import { credential, pendingAction } from './fixtures/records.js';
 import { type TempDatabase, tempDatabase } from './fixtures/tempDatabase.js';
+import { type Counts, openWriteServer } from './fixtures/writeServer.js';
 
 let buildDir = '';
 let script = '';
+let serverScript = '';
 
 beforeAll(() => {
   buildDir = mkdtempSync(join(tmpdir(), 'gatehouse-child-'));
   script = buildChild(buildDir);
+  serverScript = buildTransactionChild(buildDir);
 });
 
 afterAll(() => {
@@ -127,5 +130,70 @@ describe('createSqliteStores across processes', () => {
     await withDatabase(async (temp) => {
       expect(await race(temp, 'race-switch', 4, KEYS)).toBe(KEYS);
     });
+  });
+});
+
+const NOTHING_BUT_THE_CLAIM: Counts = { visits: 0, replay: 1, audit: 0, mails: 0 };
+const ONCE: Counts = { visits: 1, replay: 1, audit: 1, mails: 0 };
+const SLOT = { slot: '2030-05-04T09:00' };
+
+interface ServerLine {
+  readonly phase: string;
+  readonly inTransaction?: boolean;
+  readonly visits: number;
+  readonly replay: number;
+  readonly audit: number;
+}
+
+describe('sqliteUnitOfWork across processes', () => {
+  it('keeps nothing of a call whose process is killed between its last write and COMMIT, and runs the retry once after the lease', async () => {
+    const temp = tempDatabase();
+    const file = join(temp.dir, 'product.db');
+    try {
+      const child = startChild<ServerLine>(serverScript, ['pause', file]);
+      expect(await child.firstLine).toEqual({ phase: 'before-commit', inTransaction: true, ...ONCE });
+      child.kill();
+      expect(await child.exited).toBe('SIGKILL');
+      // The replay claim committed on its own before the unit of work: a re-send
+      // inside its lease is told the call is still running, and runs nothing.
+      const restarted = openWriteServer(file, { replay: { waitMs: 0 } });
+      expect(restarted.counts()).toEqual(NOTHING_BUT_THE_CLAIM);
+      expect(restarted.db.prepare('SELECT state FROM gatehouse_replay').all()).toEqual([
+        { state: 'running' },
+      ]);
+      const early = await restarted.server.callTool(restarted.connection, 'book_visit', SLOT);
+      expect(early.structuredContent).toMatchObject({ error: { code: 'still_running' } });
+      expect(restarted.counts()).toEqual(NOTHING_BUT_THE_CLAIM);
+      restarted.db.close();
+      // Once the lease (60 s by default) has run out, the retry runs, once.
+      const later = openWriteServer(file, { clock: () => new Date(Date.now() + 60_000) });
+      const retried = await later.server.callTool(later.connection, 'book_visit', SLOT);
+      expect(retried.structuredContent).toMatchObject({ status: 'ok' });
+      expect(retried.structuredContent.replayed).toBeUndefined();
+      const again = await later.server.callTool(later.connection, 'book_visit', SLOT);
+      expect(again.structuredContent).toMatchObject({ replayed: true });
+      expect(later.counts()).toEqual(ONCE);
+      later.db.close();
+    } finally {
+      temp.dispose();
+    }
+  });
+
+  it('keeps the write, its audit row and its replay record of a process that commits', async () => {
+    const temp = tempDatabase();
+    const file = join(temp.dir, 'product.db');
+    try {
+      const child = startChild<ServerLine>(serverScript, ['commit', file]);
+      expect(await child.firstLine).toMatchObject({ phase: 'done', ...ONCE });
+      expect(await child.exited).toBe(0);
+      const app = openWriteServer(file);
+      expect(app.counts()).toEqual(ONCE);
+      const again = await app.server.callTool(app.connection, 'book_visit', SLOT);
+      expect(again.structuredContent).toMatchObject({ replayed: true });
+      expect(app.counts()).toEqual(ONCE);
+      app.db.close();
+    } finally {
+      temp.dispose();
+    }
   });
 });

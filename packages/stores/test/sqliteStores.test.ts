@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehousejs/core';
+import { ConfigurationError, type JsonObject, type ReplayBegin } from '@gatehousejs/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,7 +8,8 @@ import {
   SqliteRateBucketStore,
   SqliteReplayStore,
 } from '../src/index.js';
-import { pendingAction } from './fixtures/records.js';
+import { credential, pendingAction } from './fixtures/records.js';
+import { deferred, pause, tracked } from './fixtures/timing.js';
 
 const memoryDb = (): Database.Database => {
   const db = new Database(':memory:');
@@ -21,13 +22,47 @@ const count = (db: Database.Database, table: string): number =>
 
 const action = (id: string, expiresAt: number, createdAt = 0) => pendingAction(id, { expiresAt, createdAt });
 
+/** The fence of a claim the test just started. */
+const fenceOf = (begin: ReplayBegin): string => {
+  if (begin.state !== 'started') throw new Error(`expected to start the key, found it ${begin.state}`);
+  return begin.fence;
+};
+
 describe('SqliteReplayStore', () => {
   it('keeps a completed result when a late release arrives', async () => {
     const store = new SqliteReplayStore(memoryDb());
-    await store.begin('k', 'd', 1_000, 0);
-    await store.complete('k', 'd', { id: 'b1' }, 60_000, 1);
-    await store.release('k');
+    const fence = fenceOf(await store.begin('k', 'd', 1_000, 0));
+    expect(await store.complete('k', fence, 'd', { id: 'b1' }, 60_000, 1)).toBe(true);
+    await store.release('k', fence);
     expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({ state: 'completed', result: { id: 'b1' } });
+  });
+
+  it('completes and releases only the claim that holds the fence, after a takeover too', () => {
+    const db = memoryDb();
+    const replay = new SqliteReplayStore(db);
+    const first = fenceOf(replay.beginSync('k', 'd', 1_000, 0));
+    expect(replay.beginSync('k', 'd', 1_000, 999)).toEqual({ state: 'running', argumentsDigest: 'd' });
+    const second = fenceOf(replay.beginSync('k', 'd', 1_000, 1_000));
+    expect(second).not.toBe(first);
+    expect(replay.completeSync('k', first, 'd', { by: 'first' }, 60_000, 1_500)).toBe(false);
+    replay.releaseSync('k', first);
+    expect(replay.beginSync('k', 'd', 1_000, 1_500)).toEqual({ state: 'running', argumentsDigest: 'd' });
+    expect(replay.completeSync('k', second, 'd', { by: 'second' }, 60_000, 1_600)).toBe(true);
+    expect(replay.completeSync('k', second, 'd', { by: 'again' }, 60_000, 1_700)).toBe(false);
+    expect(replay.beginSync('k', 'd', 1_000, 1_800)).toMatchObject({
+      state: 'completed',
+      result: { by: 'second' },
+    });
+  });
+
+  it('completes a claim whose lease ran out while nobody took it over', () => {
+    const replay = new SqliteReplayStore(memoryDb());
+    const fence = fenceOf(replay.beginSync('k', 'd', 1_000, 0));
+    expect(replay.completeSync('k', fence, 'd', { id: 'b1' }, 60_000, 5_000)).toBe(true);
+    expect(replay.beginSync('k', 'd', 1_000, 5_001)).toMatchObject({
+      state: 'completed',
+      result: { id: 'b1' },
+    });
   });
 
   it('commits the replay record with the host’s write in one transaction, or neither', () => {
@@ -35,18 +70,18 @@ describe('SqliteReplayStore', () => {
     db.exec('CREATE TABLE bookings (id TEXT PRIMARY KEY)');
     const replay = new SqliteReplayStore(db);
     const insert = db.prepare<[string]>('INSERT INTO bookings (id) VALUES (?)');
-    const write = db.transaction((id: string, fail: boolean) => {
+    const write = db.transaction((id: string, fence: string, fail: boolean) => {
       insert.run(id);
-      replay.completeSync(`fp-${id}`, 'd', { id }, 60_000, 0);
+      expect(replay.completeSync(`fp-${id}`, fence, 'd', { id }, 60_000, 0)).toBe(true);
       if (fail) throw new Error('the service refused after writing');
     });
-    expect(replay.beginSync('fp-b1', 'd', 5_000, 0).state).toBe('started');
-    expect(() => write.immediate('b1', true)).toThrow(/refused/);
+    const fence = fenceOf(replay.beginSync('fp-b1', 'd', 5_000, 0));
+    expect(() => write.immediate('b1', fence, true)).toThrow(/refused/);
     expect(count(db, 'bookings')).toBe(0);
     expect(replay.beginSync('fp-b1', 'd', 5_000, 1).state).toBe('running');
-    replay.releaseSync('fp-b1');
-    expect(replay.beginSync('fp-b1', 'd', 5_000, 2).state).toBe('started');
-    write.immediate('b1', false);
+    replay.releaseSync('fp-b1', fence);
+    const retry = fenceOf(replay.beginSync('fp-b1', 'd', 5_000, 2));
+    write.immediate('b1', retry, false);
     expect(count(db, 'bookings')).toBe(1);
     expect(replay.beginSync('fp-b1', 'd', 5_000, 3)).toMatchObject({
       state: 'completed',
@@ -57,8 +92,10 @@ describe('SqliteReplayStore', () => {
   it('makes expired records invisible at once, sweeps them on writes and purges them on request', () => {
     const db = memoryDb();
     const replay = new SqliteReplayStore(db);
-    for (let i = 0; i < 10; i++) replay.completeSync(`k${i}`, 'd', { i }, 100, 0);
-    replay.completeSync('live', 'd', { i: -1 }, 1_000, 0);
+    const record = (key: string, result: JsonObject, windowMs: number) =>
+      replay.completeSync(key, fenceOf(replay.beginSync(key, 'd', 10, 0)), 'd', result, windowMs, 0);
+    for (let i = 0; i < 10; i++) record(`k${i}`, { i }, 100);
+    record('live', { i: -1 }, 1_000);
     expect(replay.purgeExpired(99)).toBe(0);
     expect(replay.beginSync('k3', 'd', 10, 100).state).toBe('started');
     expect(count(db, 'gatehouse_replay')).toBe(2);
@@ -104,6 +141,23 @@ describe('SqliteRateBucketStore', () => {
     await expect(store.take('k', { capacity: 1, refillPerSecond: 0 }, 0)).rejects.toThrow(ConfigurationError);
   });
 
+  it('gives a token back, never above capacity, and forgets nothing it did not take', () => {
+    const db = memoryDb();
+    const store = new SqliteRateBucketStore(db);
+    const limit = { capacity: 2, refillPerSecond: 0.001 };
+    store.takeSync('k', limit, 0);
+    store.takeSync('k', limit, 0);
+    expect(store.takeSync('k', limit, 0).ok).toBe(false);
+    store.refundSync('k', limit, 0);
+    expect(store.takeSync('k', limit, 0)).toEqual({ ok: true, remaining: 0 });
+    store.refundSync('k', limit, 0);
+    store.refundSync('k', limit, 0);
+    store.refundSync('k', limit, 0);
+    expect(store.takeSync('k', limit, 0)).toEqual({ ok: true, remaining: 1 });
+    store.refundSync('unknown', limit, 0);
+    expect(count(db, 'gatehouse_rate_buckets')).toBe(1);
+  });
+
   it('refills nothing when time runs backwards between replicas', () => {
     const store = new SqliteRateBucketStore(memoryDb());
     const limit = { capacity: 2, refillPerSecond: 1 };
@@ -119,7 +173,14 @@ describe('createSqliteStores', () => {
   it('migrates, builds all six stores, and purges everything expired', () => {
     const db = new Database(':memory:');
     const stores = createSqliteStores(db, { expiredRetentionMs: 500 });
-    stores.replay.completeSync('k', 'd', { id: 'b1' }, 100, 0);
+    stores.replay.completeSync(
+      'k',
+      fenceOf(stores.replay.beginSync('k', 'd', 100, 0)),
+      'd',
+      { id: 'b1' },
+      100,
+      0,
+    );
     stores.rateBuckets.takeSync('c1:read', { capacity: 1, refillPerSecond: 10 }, 0);
     stores.pendingActions.insertSync(action('pa1', 100));
     stores.pendingActions.insertSync(action('pa2', 10_000));
@@ -128,12 +189,54 @@ describe('createSqliteStores', () => {
     expect(Object.keys(stores).sort()).toEqual([
       'audit',
       'credentials',
+      'lock',
       'pendingActions',
       'purgeExpired',
       'rateBuckets',
       'replay',
       'switches',
+      'unitOfWork',
     ]);
+    expect(stores.unitOfWork.atomic).toBe(true);
+  });
+
+  it('makes every store write outside a unit of work wait for stores.lock, and runs one given the unit at once', async () => {
+    const db = new Database(':memory:');
+    const stores = createSqliteStores(db);
+    const release = deferred();
+    const holder = stores.lock.run(() => release.promise);
+    const row = (id: string) => ({
+      id,
+      at: 0,
+      channel: 'mcp',
+      tenantId: 't1',
+      connectionId: 'c1',
+      clientName: 'cli',
+      actorId: 'p1',
+      action: 'book_visit',
+      outcome: 'ok' as const,
+      objectIds: [],
+      note: null,
+    });
+    const writes: Promise<unknown>[] = [
+      stores.audit.append(row('01A')),
+      stores.replay.begin('k', 'd', 1_000, 0),
+      stores.rateBuckets.take('c1:write', { capacity: 2, refillPerSecond: 1 }, 0),
+      stores.pendingActions.insert(action('pa1', 10_000)),
+      stores.switches.set('global', true),
+      stores.credentials.insert(credential('cr1')),
+    ];
+    const outside = writes.map((write) => tracked(write));
+    await stores.audit.append(row('01B'), db);
+    expect(await stores.pendingActions.transition('pa0', ['pending'], 'claimed', db)).toBe(false);
+    await pause(10);
+    expect(outside.map((w) => w.settled())).toEqual([false, false, false, false, false, false]);
+    expect(count(db, 'gatehouse_audit')).toBe(1);
+    release.resolve();
+    await holder;
+    await Promise.all(outside.map((w) => w.promise));
+    expect(count(db, 'gatehouse_audit')).toBe(2);
+    expect(stores.switches.getSync('global')).toBe(true);
   });
 
   it('refuses bad options before touching the database', () => {

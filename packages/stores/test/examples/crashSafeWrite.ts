@@ -26,7 +26,7 @@ export function bookingWrites({ db, stores }: ProductDatabase) {
   );
 
   // One transaction: the booking row, its audit row and its replay record.
-  const createBooking = db.transaction((ticket: WriteTicket, input: BookingInput): JsonObject => {
+  const createBooking = db.transaction((ticket: WriteTicket, fence: string, input: BookingInput) => {
     const id = `bk_${input.slot}`;
     insertBooking.run(id, input.customer, input.slot);
     const result = { booking: { id, customer: input.customer, slot: input.slot } };
@@ -43,20 +43,27 @@ export function bookingWrites({ db, stores }: ProductDatabase) {
       objectIds: [id],
       note: null,
     });
-    stores.replay.completeSync(ticket.replayKey, ticket.argumentsDigest, result, WINDOW_MS, ticket.now);
+    const { replayKey, argumentsDigest, now } = ticket;
+    if (!stores.replay.completeSync(replayKey, fence, argumentsDigest, result, WINDOW_MS, now)) {
+      throw new Error('The lease ran out and an identical call took over; nothing of this one is kept.');
+    }
     return result;
   });
 
   // The write path: claim the fingerprint, write, or replay the first result.
-  return function createBookingOnce(ticket: WriteTicket, input: BookingInput): JsonObject {
+  function createBookingOnce(ticket: WriteTicket, input: BookingInput): JsonObject {
     const begin = stores.replay.beginSync(ticket.replayKey, ticket.argumentsDigest, LEASE_MS, ticket.now);
     if (begin.state === 'completed') return { ...begin.result, replayed: true };
     if (begin.state === 'running') throw new Error('An identical call is still running.');
     try {
-      return createBooking.immediate(ticket, input);
+      return createBooking.immediate(ticket, begin.fence, input);
     } catch (error) {
-      stores.replay.releaseSync(ticket.replayKey);
+      stores.replay.releaseSync(ticket.replayKey, begin.fence);
       throw error;
     }
-  };
+  }
+
+  // On a handle a Gatehouse server also writes on, take the lock every writer shares.
+  return (ticket: WriteTicket, input: BookingInput): Promise<JsonObject> =>
+    stores.lock.run(() => createBookingOnce(ticket, input));
 }
