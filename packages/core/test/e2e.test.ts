@@ -249,7 +249,10 @@ for (const carrier of CARRIERS) {
 
         const error = errorOf(result);
         expect(error.error.code).toBe('unknown_arguments');
-        expect(error.error.details).toMatchObject({ unknown: ['workspace_id'], allowed: ['text'] });
+        expect(error.error.details).toMatchObject({
+          unknown: ['workspace_id'],
+          allowed: ['text', 'idempotency_key'],
+        });
         expect(textOf(result)).toContain('workspace_id');
         expectValid(schema, result.structuredContent);
         expect(app.rows).toHaveLength(2);

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { type Connection, createGatehouse, type JsonObject, type Presenter } from '../src/index.js';
+import {
+  type Connection,
+  createGatehouse,
+  type JsonObject,
+  MemoryAuditStore,
+  MemoryReplayStore,
+  type Presenter,
+  separateCommits,
+} from '../src/index.js';
 
 /** A presenter that lists its fields by hand; the presenters package offers the real one. */
 export function listPresenter<T extends JsonObject>(fields: readonly (keyof T & string)[]): Presenter<T> {
@@ -10,6 +18,18 @@ export function listPresenter<T extends JsonObject>(fields: readonly (keyof T & 
       additionalProperties: false,
     },
     present: (value) => Object.fromEntries(fields.map((f) => [f, value[f] ?? null])),
+  };
+}
+
+/**
+ * What `createServer` needs for write tools, in memory: an audit store, the
+ * replay stage's store and the unit of work of stores that commit on their own.
+ */
+export function writeStores() {
+  return {
+    audit: new MemoryAuditStore(),
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createGatehouse, MemoryAuditStore } from '../src/index.js';
+import { createGatehouse, MemoryAuditStore, MemoryReplayStore, separateCommits } from '../src/index.js';
 import { connection } from './fixtures.js';
 import { recordingLogger } from './recording.js';
 
@@ -49,6 +49,8 @@ function brokenPresenterServer() {
     authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
     logger,
     audit,
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
     onInternalError: (error, correlationId) => reported.push({ error, correlationId }),
   });
   return { server, logger, reported, rows, breakIt: () => (broken = true) };

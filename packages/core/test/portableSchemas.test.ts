@@ -1,9 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { PREVIEW_OUTPUT_SCHEMA, toolOutputSchema } from '../src/envelope.js';
-import { type JsonSchema, MemoryAuditStore } from '../src/index.js';
+import type { JsonSchema } from '../src/index.js';
 import { presentUtc } from '../src/time.js';
-import { connection, notesApp } from './fixtures.js';
+import { connection, notesApp, writeStores } from './fixtures.js';
 
 /**
  * Paths of the spellings a strict schema linter flags: a `type` array
@@ -58,7 +58,7 @@ describe('list_recent_changes', () => {
       version: '1.0.0',
       tools: [findNotes, addNote],
       authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-      audit: new MemoryAuditStore(),
+      ...writeStores(),
     });
     const listing = (await server.listTools(connection())).find((t) => t.name === 'list_recent_changes');
     if (!listing) throw new Error('list_recent_changes is not listed');

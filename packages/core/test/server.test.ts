@@ -3,14 +3,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   type CallResult,
+  ConfigurationError,
   defineGuard,
   type Guard,
   type JsonObject,
-  MemoryAuditStore,
-  refuse,
   ToolError,
 } from '../src/index.js';
-import { connection, listPresenter, notesApp } from './fixtures.js';
+import { connection, listPresenter, notesApp, writeStores } from './fixtures.js';
 import { recordingLogger } from './recording.js';
 
 const deny = async () => ({ ok: false as const, status: 401 as const, reason: 'no' });
@@ -18,16 +17,16 @@ const lastLineJson = (result: CallResult) => JSON.parse(result.content[0].text.s
 
 function build(extra: Partial<Parameters<ReturnType<typeof notesApp>['gh']['createServer']>[0]> = {}) {
   const app = notesApp([{ id: 'n1', tenant: 't1', text: 'hello world', secret: 'DECOY-SECRET' }]);
-  const audit = new MemoryAuditStore();
+  const stores = writeStores();
   const server = app.gh.createServer({
     name: 'notes',
     version: '1.0.0',
     tools: [app.findNotes, app.addNote],
     authenticate: deny,
-    audit,
+    ...stores,
     ...extra,
   });
-  return { ...app, server, audit };
+  return { ...app, server, audit: stores.audit };
 }
 
 describe('GatehouseServer.callTool', () => {
@@ -56,9 +55,9 @@ describe('GatehouseServer.callTool', () => {
     const seen: string[] = [];
     const spy = defineGuard({
       name: 'spy',
-      handle: (call, next) => {
-        seen.push(call.tool.name);
-        return next();
+      check: ({ tool }) => {
+        seen.push(tool.name);
+        return undefined;
       },
     });
     const { server, rows, services } = build({ guards: [spy] });
@@ -67,7 +66,7 @@ describe('GatehouseServer.callTool', () => {
     expect(result.content[0].text).toMatch(/^Error: /);
     expect(lastLineJson(result)).toEqual(result.structuredContent);
     expect(result.structuredContent).toMatchObject({
-      error: { code: 'unknown_arguments', details: { allowed: ['text'] } },
+      error: { code: 'unknown_arguments', details: { allowed: ['text', 'idempotency_key'] } },
     });
     expect(seen).toEqual([]);
     expect(rows).toHaveLength(1);
@@ -122,63 +121,78 @@ describe('GatehouseServer.callTool', () => {
     expect(unknown.structuredContent).toMatchObject({ error: { code: 'unknown_tool' } });
   });
 
-  it('runs server guards, then tool guards, in order, around the tool', async () => {
+  it('runs server guards for the effect class, then the tool’s own, each in its stage', async () => {
     const order: string[] = [];
-    const around = (name: string): Guard =>
+    const call = (name: string, effects?: Guard['effects']): Guard =>
       defineGuard({
         name,
-        handle: async (_call, next) => {
-          order.push(`${name}:before`);
-          const outcome = await next();
-          order.push(`${name}:after`);
-          return outcome;
+        ...(effects ? { effects } : {}),
+        check: () => {
+          order.push(name);
+          return undefined;
         },
       });
-    const onlyWrites = defineGuard({
-      name: 'writes',
+    const unit = defineGuard({
+      name: 'unit',
+      stage: 'unit',
       effects: ['write'],
-      handle: (_c, next) => {
-        order.push('writes');
-        return next();
+      check: () => {
+        order.push('unit');
+        return undefined;
       },
     });
-    const { server } = build({ guards: [around('outer'), onlyWrites, around('inner')] });
+    const app = notesApp();
+    const addNote = app.gh.defineTool({
+      name: 'add_memo',
+      description: 'Creates a memo.',
+      effect: 'write',
+      input: z.object({ text: z.string() }),
+      presenter: listPresenter<{ id: string }>(['id']),
+      guards: [call('own')],
+      run: ({ input, services }) => {
+        order.push('run');
+        return services.notes.create(input.text);
+      },
+    });
+    const server = app.gh.createServer({
+      name: 'n',
+      version: '1',
+      tools: [app.findNotes, addNote],
+      authenticate: deny,
+      ...writeStores(),
+      guards: [unit, call('first'), call('writes', ['write']), call('last')],
+    });
     await server.callTool(connection(), 'find_notes', { query: 'hello' });
-    expect(order).toEqual(['outer:before', 'inner:before', 'inner:after', 'outer:after']);
+    expect(order).toEqual(['first', 'last']);
+    order.length = 0;
+    await server.callTool(connection(), 'add_memo', { text: 'x' });
+    expect(order).toEqual(['first', 'writes', 'last', 'own', 'unit', 'run']);
   });
 
   it('lets a guard refuse: the tool does not run and the refusal is rendered', async () => {
     const closed = defineGuard({
       name: 'closed',
       effects: ['write'],
-      handle: async () =>
-        refuse({
-          code: 'rate_limited',
-          message: 'Too many writes.',
-          fix: 'Wait 3 seconds.',
-          details: { retry_after_seconds: 3 },
-        }),
+      check: () => ({
+        code: 'rate_limited',
+        message: 'Too many writes.',
+        fix: 'Wait 3 seconds.',
+        details: { retry_after_seconds: 3 },
+      }),
     });
-    const { server, rows } = build({ guards: [closed] });
+    const { server, rows, services } = build({ guards: [closed] });
     const result = await server.callTool(connection(), 'add_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({
       error: { code: 'rate_limited', details: { retry_after_seconds: 3 } },
     });
     expect(rows).toHaveLength(1);
+    expect(services.flatMap((s) => s.calls)).toEqual([]);
   });
 
-  it('turns a guard that calls next() twice into an internal error, running the tool once', async () => {
-    const twice = defineGuard({
-      name: 'twice',
-      handle: async (_c, next) => {
-        await next();
-        return next();
-      },
-    });
-    const { server, rows } = build({ guards: [twice] });
-    const result = await server.callTool(connection(), 'add_note', { text: 'x' });
-    expect(result.structuredContent).toMatchObject({ error: { code: 'internal_error' } });
-    expect(rows).toHaveLength(2);
+  it('refuses a guard written as handle(call, next) when it is defined', () => {
+    const legacy = { name: 'legacy', handle: () => undefined } as unknown as Guard;
+    expect(() => defineGuard(legacy)).toThrow(ConfigurationError);
+    expect(() => defineGuard(legacy)).toThrow(/handle\(call, next\) is gone/);
   });
 
   it('renders a ToolError thrown by a service with its fix and next tool (I18)', async () => {
@@ -229,7 +243,7 @@ describe('GatehouseServer.callTool', () => {
       version: '1',
       tools: [explode],
       authenticate: deny,
-      audit: new MemoryAuditStore(),
+      ...writeStores(),
       logger,
       onInternalError,
     });

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { type Connection, createGatehouse, jsonSchema } from '../src/index.js';
+import { type Connection, createGatehouse, defineGuard, jsonSchema } from '../src/index.js';
 import { listPresenter } from './fixtures.js';
 
 // These tests run under `tsc` (npm run typecheck): a wrong type fails CI.
@@ -53,6 +53,66 @@ describe('createGatehouse types', () => {
       gh.defineTool({ ...spec, effect: 'read', prepare: () => ({ content: '', summary: '' }) });
       // @ts-expect-error: notify tools need prepare
       gh.defineTool({ ...spec, effect: 'notify' });
+    };
+    expectTypeOf(bad).toBeFunction();
+  });
+
+  it('types a tool’s guards and its creates declaration by its input and the host’s services', () => {
+    const input = z.object({ customer_id: z.string(), starts_at: z.string() });
+    gh.defineTool({
+      name: 'create_booking',
+      description: 'Creates a booking.',
+      effect: 'write',
+      input,
+      presenter,
+      guards: [
+        {
+          name: 'weekdays',
+          check: ({ input }) => (input.starts_at.startsWith('Sun') ? undefined : undefined),
+        },
+        {
+          name: 'capacity',
+          stage: 'unit',
+          check: ({ input, services }) => {
+            expectTypeOf(input.customer_id).toEqualTypeOf<string>();
+            expectTypeOf(services.bookings.count).returns.toEqualTypeOf<number>();
+            return undefined;
+          },
+        },
+      ],
+      creates: {
+        key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at }),
+        find: ({ input, services }) =>
+          services.bookings.count() > 0 ? { id: input.customer_id } : undefined,
+        updateTool: 'update_booking',
+      },
+      run: () => ({ n: 1 }),
+    });
+  });
+
+  it('refuses at compile time: a misspelled input field in creates.key or in a guard, a unit guard without check', () => {
+    const spec = {
+      name: 'create_booking',
+      description: 'Creates a booking.',
+      effect: 'write' as const,
+      input: z.object({ customer_id: z.string() }),
+      presenter,
+      run: () => ({ n: 1 }),
+    };
+    const bad = () => {
+      gh.defineTool({
+        ...spec,
+        creates: {
+          // @ts-expect-error: customer_idd is not a field of the input
+          key: (input) => ({ customer_id: input.customer_idd }),
+          find: () => undefined,
+          updateTool: 'update_booking',
+        },
+      });
+      // @ts-expect-error: customer is not a field of the input
+      gh.defineTool({ ...spec, guards: [{ name: 'g', check: ({ input }) => void input.customer }] });
+      // @ts-expect-error: a unit guard needs check
+      defineGuard({ name: 'unit', stage: 'unit', connection: async () => undefined });
     };
     expectTypeOf(bad).toBeFunction();
   });

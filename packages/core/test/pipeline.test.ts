@@ -1,0 +1,425 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type CallResult,
+  ConfigurationError,
+  createGatehouse,
+  MemoryAuditStore,
+  MemoryPendingActionStore,
+  MemoryReplayStore,
+  separateCommits,
+} from '../src/index.js';
+import {
+  codeOf,
+  connection,
+  type PipelineDesk,
+  pipelineDesk,
+  structured,
+  TTL_MS,
+} from './fixtures/pipelineDesk.js';
+import { listPresenter } from './fixtures.js';
+
+const ADD = { text: 'milk' };
+const ADD_ARGS = `{"text":"milk","tag":"plain"} {}`;
+
+/** The events of a successful add_note, in the order core runs its stages. */
+const addNoteRun = (unit: number, notes: number) => [
+  'rate take write',
+  `call guard: ${ADD_ARGS}`,
+  'replay started',
+  `unit begin ${unit}`,
+  `unit guard sees ${notes} notes`,
+  `run add_note in unit ${unit}`,
+  `audit add_note in unit ${unit}`,
+  `replay complete in unit ${unit}`,
+  `unit commit ${unit}`,
+];
+
+describe('the call pipeline: stage order', () => {
+  it('runs a write as rate token, arguments, call guards, replay claim, then one unit of work around unit guards, run, audit row and replay completion', async () => {
+    const desk = pipelineDesk();
+    const result = await desk.server.callTool(connection(), 'add_note', ADD);
+    expect(structured(result)).toEqual({ status: 'ok', result: { id: 'n2', text: 'milk [plain] by p1' } });
+    expect(desk.events).toEqual(addNoteRun(1, 1));
+  });
+
+  it('never runs a call guard on arguments that are invalid or unknown: nothing after the rate token happens', async () => {
+    const desk = pipelineDesk();
+    const empty = await desk.server.callTool(connection(), 'add_note', { text: '' });
+    const unknown = await desk.server.callTool(connection(), 'add_note', { text: 'x', workspace_id: 'w2' });
+    const badKey = await desk.server.callTool(connection(), 'add_note', { text: 'x', idempotency_key: 'no' });
+    expect([codeOf(empty), codeOf(unknown), codeOf(badKey)]).toEqual([
+      'invalid_arguments',
+      'unknown_arguments',
+      'invalid_arguments',
+    ]);
+    expect(desk.events).toEqual(['rate take write', 'rate take write', 'rate take write']);
+    expect(desk.notes).toHaveLength(1);
+  });
+
+  it('gives call guards the validated input, defaults applied, and the guard-owned arguments', async () => {
+    const desk = pipelineDesk();
+    await desk.server.callTool(connection(), 'add_note', { text: 'milk', idempotency_key: 'key-00000001' });
+    expect(desk.events[1]).toBe(
+      `call guard: {"text":"milk","tag":"plain"} {"idempotency_key":"key-00000001"}`,
+    );
+  });
+
+  it('runs call guards before the replay claim, also on a re-sent call, which is answered from the record and refunds its rate token', async () => {
+    const desk = pipelineDesk();
+    const first = await desk.server.callTool(connection(), 'add_note', ADD);
+    desk.events.length = 0;
+    const again = await desk.server.callTool(connection(), 'add_note', ADD, { requestId: 'resent' });
+    expect(structured(again)).toMatchObject({ ...structured(first), replayed: true });
+    expect(desk.events).toEqual([
+      'rate take write',
+      `call guard: ${ADD_ARGS}`,
+      'replay completed',
+      'rate refund write',
+    ]);
+    expect(desk.notes).toHaveLength(2);
+  });
+
+  it('hands the unit of work’s handle to the services of a write and of its unit guards, and none to a read', async () => {
+    const desk = pipelineDesk();
+    await desk.server.callTool(connection(), 'find_notes', { query: '' });
+    await desk.server.callTool(connection(), 'add_note', ADD);
+    expect(desk.servicesUnits).toEqual([undefined, { id: 1 }]);
+  });
+});
+
+describe('the call pipeline: unit of work', () => {
+  it('rolls back a unit guard’s refusal: the tool does not run, no audit row, and the replay claim is released', async () => {
+    const desk = pipelineDesk();
+    desk.toggles.addRefuses = true;
+    const refused = await desk.server.callTool(connection(), 'add_note', ADD);
+    expect(codeOf(refused)).toBe('conflict');
+    expect(desk.events).toEqual([
+      'rate take write',
+      `call guard: ${ADD_ARGS}`,
+      'replay started',
+      'unit begin 1',
+      'unit guard sees 1 notes',
+      'unit rollback 1',
+      'replay release',
+    ]);
+    expect(desk.notes).toHaveLength(1);
+    expect(desk.audit.rows).toEqual([]);
+
+    desk.toggles.addRefuses = false;
+    desk.events.length = 0;
+    const retried = await desk.server.callTool(connection(), 'add_note', ADD);
+    expect(structured(retried).replayed).toBeUndefined();
+    expect(desk.events).toEqual(addNoteRun(2, 1));
+  });
+
+  it('rolls back a write whose unit of work is unavailable, runs nothing and answers store_unavailable', async () => {
+    const desk = pipelineDesk();
+    desk.unitOfWork.outage = true;
+    const refused = await desk.server.callTool(connection(), 'add_note', ADD);
+    expect(codeOf(refused)).toBe('store_unavailable');
+    expect(desk.events).toEqual([
+      'rate take write',
+      `call guard: ${ADD_ARGS}`,
+      'replay started',
+      'replay release',
+    ]);
+    expect(desk.notes).toHaveLength(1);
+  });
+});
+
+/** A preview of notify_owner for n1 on `conn`: its token and summary. */
+async function preview(desk: PipelineDesk, conn = connection()) {
+  const result = await desk.server.callTool(conn, 'notify_owner', { note_id: 'n1' });
+  const { status, confirm_token: token, confirm_summary: summary } = structured(result);
+  expect(status).toBe('PREVIEW');
+  return { token: token!, summary: summary! };
+}
+
+const confirm = (
+  desk: PipelineDesk,
+  p: { token: string; summary: string },
+  conn = connection(),
+  summary = p.summary,
+): Promise<CallResult> =>
+  desk.server.callTool(conn, 'confirm_action', { confirm_token: p.token, confirm_summary: summary });
+
+const notifyRows = (desk: PipelineDesk) => desk.audit.rows.filter((r) => r.action === 'notify_owner');
+
+interface Refusal {
+  readonly outcome: string;
+  readonly code: string;
+  readonly between?: (desk: PipelineDesk) => void;
+  readonly confirmAs?: (desk: PipelineDesk, p: { token: string; summary: string }) => Promise<CallResult>;
+  readonly after?: (desk: PipelineDesk) => void;
+}
+
+/** The rows of the I9 table whose token dies. */
+const KILLING: readonly Refusal[] = [
+  {
+    outcome: 'a wrong summary',
+    code: 'confirm_summary_mismatch',
+    confirmAs: (desk, p) => confirm(desk, p, connection(), `${p.summary} (edited)`),
+  },
+  { outcome: 'an expired token', code: 'confirm_expired', between: (desk) => desk.advance(TTL_MS + 1) },
+  {
+    outcome: 'another connection’s token',
+    code: 'confirm_not_found',
+    confirmAs: (desk, p) => confirm(desk, p, connection({ connectionId: 'c2' })),
+  },
+  {
+    outcome: 'a lost right',
+    code: 'missing_right',
+    confirmAs: (desk, p) => confirm(desk, p, connection({ rights: new Set(['notes.read'] as const) })),
+  },
+  {
+    outcome: 'a refusal by the tenant switch',
+    code: 'tenant_disabled',
+    between: (desk) => {
+      desk.toggles.tenantOff = 't1';
+    },
+    after: (desk) => {
+      desk.toggles.tenantOff = 'no';
+    },
+  },
+  {
+    outcome: 'a refusal by a unit guard',
+    code: 'conflict',
+    between: (desk) => {
+      desk.toggles.unitGuardRefuses = true;
+    },
+    after: (desk) => {
+      desk.toggles.unitGuardRefuses = false;
+    },
+  },
+  {
+    outcome: 'a ToolError from the service',
+    code: 'conflict',
+    between: (desk) => {
+      desk.toggles.serviceRefuses = true;
+    },
+    after: (desk) => {
+      desk.toggles.serviceRefuses = false;
+    },
+  },
+];
+
+describe('confirm_action refusals (I9)', () => {
+  it.each(KILLING)(
+    'kills the token after $outcome: any later use answers confirm_used and sends nothing',
+    async (refusal) => {
+      const desk = pipelineDesk();
+      const p = await preview(desk);
+      refusal.between?.(desk);
+      const refused = await (refusal.confirmAs ?? ((d, q) => confirm(d, q)))(desk, p);
+      expect(codeOf(refused)).toBe(refusal.code);
+      refusal.after?.(desk);
+
+      const later = await confirm(desk, p);
+      expect(codeOf(later)).toBe('confirm_used');
+      expect(desk.sent).toEqual([]);
+      expect(notifyRows(desk)).toEqual([]);
+    },
+  );
+
+  it('rolls back the unit of work of a confirmation a unit guard refuses', async () => {
+    const desk = pipelineDesk();
+    const p = await preview(desk);
+    desk.toggles.unitGuardRefuses = true;
+    desk.events.length = 0;
+    await confirm(desk, p);
+    expect(desk.events).toEqual([
+      'rate take read',
+      'replay started',
+      'unit begin 1',
+      'unit rollback 1',
+      'replay release',
+    ]);
+  });
+
+  it('kills the old token when the content changed and returns a renewed preview that confirms once', async () => {
+    const desk = pipelineDesk();
+    const p = await preview(desk);
+    desk.notes[0]!.text = 'Boiler replaced';
+    const changed = await confirm(desk, p);
+    expect(codeOf(changed)).toBe('changed_since_preview');
+    const renewed = structured(changed).error!.details.preview as {
+      confirm_token: string;
+      confirm_summary: string;
+    };
+    expect(renewed.confirm_token).not.toBe(p.token);
+
+    expect(codeOf(await confirm(desk, p))).toBe('confirm_used');
+    const executed = await confirm(desk, { token: renewed.confirm_token, summary: renewed.confirm_summary });
+    expect(structured(executed)).toMatchObject({
+      status: 'ok',
+      result: { action: 'notify_owner', result: { sent: 1 } },
+    });
+    expect(desk.sent).toEqual(['Boiler replaced']);
+    expect(notifyRows(desk)).toHaveLength(1);
+  });
+
+  it('answers an identical re-send of an executed confirmation from the replay record and any other use with confirm_used', async () => {
+    const desk = pipelineDesk();
+    const p = await preview(desk);
+    const executed = await confirm(desk, p);
+    expect(structured(executed).status).toBe('ok');
+    expect(structured(await confirm(desk, p))).toMatchObject({ ...structured(executed), replayed: true });
+    const other = await desk.server.callTool(connection(), 'confirm_action', {
+      confirm_token: p.token,
+      confirm_summary: p.summary,
+      idempotency_key: 'another-key-1',
+    });
+    expect(codeOf(other)).toBe('confirm_used');
+    expect(desk.sent).toEqual(['Boiler fixed']);
+  });
+
+  it('keeps the token through an unavailable unit of work (503): the retry confirms and sends once', async () => {
+    const desk = pipelineDesk();
+    const p = await preview(desk);
+    desk.unitOfWork.outage = true;
+    expect(codeOf(await confirm(desk, p))).toBe('store_unavailable');
+    desk.unitOfWork.outage = false;
+    expect(structured(await confirm(desk, p)).status).toBe('ok');
+    expect(desk.sent).toEqual(['Boiler fixed']);
+  });
+
+  it('keeps the token when the pending-action store fails to claim it: the retry confirms and sends once', async () => {
+    const desk = pipelineDesk();
+    const p = await preview(desk);
+    desk.pending.outage = true;
+    const failed = await confirm(desk, p);
+    expect(failed.isError).toBe(true);
+    expect(codeOf(failed)).not.toBe('confirm_used');
+    desk.pending.outage = false;
+    expect(structured(await confirm(desk, p)).status).toBe('ok');
+    expect(desk.sent).toEqual(['Boiler fixed']);
+  });
+});
+
+describe('visibility: a connection-wide refusal', () => {
+  const t2 = connection({ connectionId: 'c2', tenantId: 't2' });
+
+  it('hides every tool from tools/list and refuses every call with the same code, before anything runs', async () => {
+    const desk = pipelineDesk();
+    const names = (await desk.server.listTools(t2)).map((t) => t.name);
+    expect(names).toEqual([
+      'find_notes',
+      'add_note',
+      'notify_owner',
+      'confirm_action',
+      'reject_action',
+      'list_recent_changes',
+    ]);
+    const p = await preview(desk, t2);
+    desk.toggles.tenantOff = 't2';
+    desk.events.length = 0;
+
+    expect(await desk.server.listTools(t2)).toEqual([]);
+    const args: Record<string, object> = {
+      find_notes: { query: '' },
+      add_note: ADD,
+      notify_owner: { note_id: 'n1' },
+      reject_action: { confirm_token: p.token },
+      list_recent_changes: {},
+    };
+    for (const name of Object.keys(args)) {
+      expect(codeOf(await desk.server.callTool(t2, name, args[name])), name).toBe('tenant_disabled');
+    }
+    expect(desk.events).toEqual([]);
+    expect(codeOf(await confirm(desk, p, t2))).toBe('tenant_disabled');
+    expect(desk.sent).toEqual([]);
+    expect((await desk.server.listTools(connection())).map((t) => t.name)).toEqual(names);
+  });
+
+  it('fails closed when the connection check throws: nothing is listed and every call is store_unavailable', async () => {
+    const desk = pipelineDesk();
+    desk.toggles.tenantOff = 'throws';
+    expect(await desk.server.listTools(connection())).toEqual([]);
+    expect(codeOf(await desk.server.callTool(connection(), 'add_note', ADD))).toBe('store_unavailable');
+    expect(desk.notes).toHaveLength(1);
+  });
+});
+
+describe('createServer: the pipeline’s requirements', () => {
+  const gh = createGatehouse({ rights: ['notes.write'] as const, services: () => ({}) });
+  const presenter = listPresenter<{ id: string }>(['id']);
+  const write = gh.defineTool({
+    name: 'add_thing',
+    description: 'Adds a thing.',
+    effect: 'write',
+    input: z.object({}),
+    presenter,
+    run: () => ({ id: 't1' }),
+  });
+  const notify = gh.defineTool({
+    name: 'notify_thing',
+    description: 'Mails a thing.',
+    effect: 'notify',
+    input: z.object({}),
+    presenter,
+    prepare: () => ({ content: 'hi', summary: 'Mail a thing' }),
+    run: () => ({ id: 't1' }),
+  });
+  const read = gh.defineTool({
+    name: 'get_thing',
+    description: 'Reads a thing.',
+    effect: 'read',
+    input: z.object({}),
+    presenter,
+    run: () => ({ id: 't1' }),
+  });
+  const base = {
+    name: 'things',
+    version: '1.0.0',
+    authenticate: async () => ({ ok: false as const, status: 401 as const, reason: 'no' }),
+    audit: new MemoryAuditStore(),
+    confirm: { store: new MemoryPendingActionStore() },
+  };
+  const replay = { store: new MemoryReplayStore() };
+
+  it('refuses to build a server with write or outward tools without replay or without a unit of work', () => {
+    for (const tool of [write, notify]) {
+      expect(() => gh.createServer({ ...base, tools: [tool], unitOfWork: separateCommits() })).toThrow(
+        /replay-protected \(I10\); pass createServer\(\{ replay \}\)/,
+      );
+      expect(() => gh.createServer({ ...base, tools: [tool], replay })).toThrow(
+        /unit of work .*; pass createServer\(\{ unitOfWork \}\)/,
+      );
+    }
+    expect(() =>
+      gh.createServer({ ...base, tools: [write], replay, unitOfWork: separateCommits() }),
+    ).not.toThrow();
+  });
+
+  it('builds a read-only server without replay or a unit of work', () => {
+    expect(() => gh.createServer({ ...base, tools: [read] })).not.toThrow();
+  });
+
+  it('refuses a unit of work without atomic, a unit guard on a read tool, and a create_… tool without creates', () => {
+    const noAtomic = { run: separateCommits().run } as never;
+    expect(() => gh.createServer({ ...base, tools: [write], replay, unitOfWork: noAtomic })).toThrow(
+      ConfigurationError,
+    );
+    const guarded = gh.defineTool({
+      ...{ name: 'get_guarded', description: 'Reads a thing.', input: z.object({}), presenter },
+      effect: 'read',
+      guards: [{ name: 'locked', stage: 'unit', check: () => undefined }],
+      run: () => ({ id: 't1' }),
+    });
+    expect(() => gh.createServer({ ...base, tools: [guarded] })).toThrow(
+      /guard locked runs in the unit of work/,
+    );
+    const create = gh.defineTool({
+      name: 'create_thing',
+      description: 'Creates a thing.',
+      effect: 'write',
+      input: z.object({}),
+      presenter,
+      run: () => ({ id: 't1' }),
+    });
+    expect(() =>
+      gh.createServer({ ...base, tools: [create], replay, unitOfWork: separateCommits() }),
+    ).toThrow(/create_thing: a create tool declares creates/);
+  });
+});
