@@ -8,6 +8,8 @@ import {
   type Effect,
   type GatehouseServer,
   MemoryAuditStore,
+  MemoryReplayStore,
+  separateCommits,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
 import {
@@ -79,6 +81,8 @@ function notesServer(variant: Variant = {}): GatehouseServer<Right> {
     version: '1.0.0',
     tools,
     audit: new MemoryAuditStore(),
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
     visibility: [
       (listed, connection) =>
         connection.toolset === 'compact' && listed.name !== 'find_notes'

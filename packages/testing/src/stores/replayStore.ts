@@ -39,7 +39,10 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       await store.release('k', first); // a stale release leaves the newer claim alone
       expect((await store.begin('k', 'd', 100, 220)).state).toBe('running');
       expect(await store.complete('k', second, 'd', { by: 'second' }, 60_000, 230)).toBe(true);
-      expect(await store.begin('k', 'd', 100, 240)).toMatchObject({ state: 'completed', result: { by: 'second' } });
+      expect(await store.begin('k', 'd', 100, 240)).toMatchObject({
+        state: 'completed',
+        result: { by: 'second' },
+      });
     });
 
     it('returns the completed result with the first digest inside the window', async (ctx) => {

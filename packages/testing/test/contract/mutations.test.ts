@@ -24,6 +24,18 @@ const MUTATIONS: readonly Mutation[] = [
   { flaw: 'listOnlyVisibility', check: 'I7.hidden-tool', tools: ['create_note'], finding: /rows changed/ },
   { flaw: 'mailsOnUpdate', check: 'I8.silent-effects', tools: ['update_note'], finding: /sent 1 message/ },
   { flaw: 'outwardAsWrite', check: 'I9.confirm', tools: ['notify_watchers'], finding: /no PREVIEW/ },
+  {
+    flaw: 'keepsRefusedTokens',
+    check: 'I9.confirm',
+    tools: ['notify_watchers'],
+    finding: /refused by the tenant switch was answered with a successful result later, not confirm_used/,
+  },
+  {
+    flaw: 'ignoresKillSwitch',
+    check: 'I9.confirm',
+    tools: ['notify_watchers'],
+    finding: /refused by the tenant switch was answered with a successful result$/m,
+  },
   { flaw: 'noReplay', check: 'I10.replay', tools: ['create_note'], finding: /without replayed: true/ },
   { flaw: 'staleDuplicateLookup', check: 'I11.duplicate', tools: ['create_note'], finding: /not duplicate/ },
   { flaw: 'noVersionGuard', check: 'I12.stale-version', tools: ['update_note'], finding: /not conflict/ },

@@ -25,7 +25,7 @@ const confirm = (client: ContractClient, preview: Preview, summary = preview.sum
 /**
  * A misuse of a confirm token on a fresh preview: `first` runs before the
  * effects are marked (a legitimate first use), `act` is the misuse itself.
- * `replayAnswers` accepts a replay guard answering the repeat with the first
+ * `replayAnswers` accepts the replay stage answering the repeat with the first
  * result (`replayed: true`): nothing runs twice, so single use holds.
  * `code` is the error expected; any `confirm_*` code when absent.
  */
@@ -112,6 +112,29 @@ async function optionalMisuses(ctx: ToolCheckContext, client: ContractClient): P
   return findings;
 }
 
+/**
+ * A confirmation refused after the preview (I9): agent access for the
+ * tenant is switched off between the steps, so confirming is refused; once
+ * access is back, the token is dead (`confirm_used`) and nothing was sent.
+ */
+async function refusedConfirmation(ctx: ToolCheckContext, client: ContractClient): Promise<string[]> {
+  const label = 'a confirmation refused by the tenant switch';
+  const preview = previewOf(await client.call(ctx.tool.name, await ctx.sample(ctx.tool)));
+  if (!preview) return [`${label}: no preview`];
+  const messages = (await ctx.mark()).messages;
+  const tenantId = ctx.host.home.tenantId;
+  await ctx.host.setTenantAccess(tenantId, false);
+  const refused = await confirm(client, preview);
+  await ctx.host.setTenantAccess(tenantId, true);
+  const findings: string[] = [];
+  if (succeeded(refused)) findings.push(`${label} was answered with ${describeReply(refused)}`);
+  const again = await confirm(client, preview);
+  if (errorCode(again.result) !== 'confirm_used')
+    findings.push(`the token of ${label} was answered with ${describeReply(again)} later, not confirm_used`);
+  if ((await ctx.mark()).messages !== messages) findings.push(`a message was sent after ${label}`);
+  return findings;
+}
+
 /** I9: an outward tool only prepares; only an exact, fresh, own, unused confirmation executes. */
 export const confirmCheck = defineToolCheck({
   id: 'I9.confirm',
@@ -134,6 +157,7 @@ export const confirmCheck = defineToolCheck({
       findings.push('the confirmation changed nothing observable');
     for (const misuse of MISUSES) findings.push(...(await misuseFindings(ctx, client, misuse)));
     findings.push(...(await optionalMisuses(ctx, client)));
+    findings.push(...(await refusedConfirmation(ctx, client)));
     return findings;
   },
 });

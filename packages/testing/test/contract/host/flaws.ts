@@ -19,9 +19,11 @@ export interface Flaws {
   readonly mailsOnUpdate?: boolean;
   /** I9: notify_watchers is declared a silent write, and the mailer a write port: no preview, sends at once. */
   readonly outwardAsWrite?: boolean;
-  /** I10: the replay guard is not installed. */
+  /** I9: a refused confirmation puts its action back to pending instead of killing the token. */
+  readonly keepsRefusedTokens?: boolean;
+  /** I10: the replay store keeps nothing, so a re-sent write runs again. */
   readonly noReplay?: boolean;
-  /** I11: the duplicate guard looks keys up in a lagging index that never has the new row. */
+  /** I11: the create declaration looks keys up in a lagging index that never has the new row. */
   readonly staleDuplicateLookup?: boolean;
   /** I12: update_note has no version guard. */
   readonly noVersionGuard?: boolean;

@@ -7,6 +7,9 @@ import {
   MemoryPendingActionStore,
   MemoryReplayStore,
   MemorySwitchStore,
+  type PendingStatus,
+  type ReplayStore,
+  separateCommits,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
 import {
@@ -14,7 +17,6 @@ import {
   createCredentials,
   createSwitches,
   type PeopleSource,
-  replayGuard,
   toolsetVisibility,
 } from '@gatehousejs/guards';
 import type { ContractActor, ContractGrant, ContractHost } from '../../../src/index.js';
@@ -23,7 +25,6 @@ import type { Flaws } from './flaws.js';
 import { notePresenter } from './presenters.js';
 import { capturingLogger, flawedServer } from './server.js';
 import { deskTools, type Services } from './tools.js';
-import { wellFormedText } from './wellFormed.js';
 
 type Standing = { active: boolean; rights: Right[] };
 
@@ -33,6 +34,20 @@ export interface NotesHost extends ContractHost {
   /** The current version of a note, as get_note presents it. */
   versionOf(id: string): string;
 }
+
+/** The I9 flaw: a dead mark puts the action back to pending, so a refused confirmation's token confirms later. */
+class RevivingPendingStore extends MemoryPendingActionStore {
+  override async transition(id: string, from: readonly PendingStatus[], to: PendingStatus): Promise<boolean> {
+    return super.transition(id, from, to === 'failed' ? 'pending' : to);
+  }
+}
+
+/** The I10 flaw: a replay store that keeps nothing, so every re-sent write runs again. */
+const forgetfulReplay: ReplayStore = {
+  begin: async () => ({ state: 'started', fence: 'forgotten' }),
+  complete: async () => true,
+  release: async () => {},
+};
 
 const random = () => crypto.randomUUID().replaceAll('-', '');
 
@@ -85,21 +100,20 @@ export async function startNotesHost(flaws: Flaws = {}, serve: ServeNotes = list
       mailer: ports.mailer,
     }),
   });
-  const replay = replayGuard({ store: new MemoryReplayStore() });
   const server = gh.createServer({
     name: 'notes-desk',
     version: '1.0.0',
     tools: deskTools(gh, flaws, data),
     authenticate: credentials.authenticate,
-    guards: [
-      wellFormedText,
-      ...(flaws.ignoresKillSwitch ? [] : [switches.guard]),
-      ...(flaws.noReplay ? [] : [replay]),
-    ],
+    guards: flaws.ignoresKillSwitch ? [] : [switches.guard],
     visibility: flaws.listOnlyVisibility ? [] : [toolsetVisibility({ compact: ['find_notes', 'get_note'] })],
     logger: capturingLogger(logLines),
     audit: flaws.droppedAudit ? dropping : audit,
-    confirm: { store: new MemoryPendingActionStore() },
+    replay: { store: flaws.noReplay ? forgetfulReplay : new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
+    confirm: {
+      store: flaws.keepsRefusedTokens ? new RevivingPendingStore() : new MemoryPendingActionStore(),
+    },
     clock,
   });
   const served = await serve(flawedServer(server, flaws, logLines), flaws);

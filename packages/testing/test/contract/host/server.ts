@@ -53,6 +53,7 @@ export function flawedServer(
   const wrapped: GatehouseServer<Right> = {
     name: server.name,
     version: server.version,
+    logger: server.logger,
     checkGate: (request) => server.checkGate(request),
     authenticate: async (credential) =>
       flaws.acceptsApiTokens && credential.token.startsWith('api_live_')

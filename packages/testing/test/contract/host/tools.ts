@@ -1,5 +1,5 @@
 import type { Gatehouse, Presenter } from '@gatehousejs/core';
-import { batchGuard, duplicateGuard, versionGuard } from '@gatehousejs/guards';
+import { batchGuard, versionGuard } from '@gatehousejs/guards';
 import { timeInput } from '@gatehousejs/presenters';
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
@@ -37,14 +37,7 @@ export function deskTools(gh: Gatehouse<Right, Services>, flaws: Flaws, data: De
     outputSchema: objectSchema({ notes: { type: 'array', items: note.outputSchema as never } }, ['notes']),
     present: (rows, env) => ({ notes: rows.map((n) => note.present(n, env)) }),
   };
-  const duplicate = duplicateGuard<{ title: string }>({
-    updateTool: 'update_note',
-    noun: 'note',
-    key: (input) => ({ title: input.title }),
-    find: async ({ input, connection }) =>
-      flaws.staleDuplicateLookup ? undefined : find.byTitle(connection.tenantId, input.title),
-  });
-  const version = versionGuard<{ id: string }>({
+  const version = versionGuard<{ id: string }, Services>({
     readTool: 'get_note',
     current: async ({ input, connection }) => {
       const found = find.byId(connection.tenantId, input.id);
@@ -53,7 +46,7 @@ export function deskTools(gh: Gatehouse<Right, Services>, flaws: Flaws, data: De
       );
     },
   });
-  const batch = batchGuard<{ filter?: { title_contains: string } }>({
+  const batch = batchGuard<{ filter?: { title_contains: string } }, Services>({
     match: async ({ input, connection }) => {
       const found = find.titled(connection.tenantId, input.filter?.title_contains ?? '');
       return { total: found.length, sample: found.map((n) => ({ id: n.id, title: n.title })) };
@@ -85,7 +78,13 @@ export function deskTools(gh: Gatehouse<Right, Services>, flaws: Flaws, data: De
       requires: ['notes.write'],
       input: z.object({ title: z.string().min(1).max(120), body: z.string().max(2000) }),
       presenter: note,
-      guards: [duplicate],
+      creates: {
+        key: (input) => ({ title: input.title }),
+        find: ({ input, connection }) =>
+          flaws.staleDuplicateLookup ? undefined : find.byTitle(connection.tenantId, input.title),
+        updateTool: 'update_note',
+        noun: 'note',
+      },
       run: ({ input, services }) => services.notes.create(input.title, input.body),
     }),
     gh.defineTool({
