@@ -23,7 +23,7 @@ const randomToken = () => {
   for (const byte of crypto.getRandomValues(new Uint8Array(32))) binary += String.fromCharCode(byte);
   return TOKEN_PREFIX + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 };
-const oneLine = (text: string) => stripHidden(text).replace(/\s+/g, ' ').trim().slice(0, 500);
+export const oneLine = (text: string) => stripHidden(text).replace(/\s+/g, ' ').trim().slice(0, 500);
 const PREVIEW_AGAIN = 'Call the original tool again to get a new preview.';
 const refusal = (code: ToolErrorInit['code'], message: string): ToolError =>
   new ToolError({ code, message, fix: PREVIEW_AGAIN });
@@ -153,14 +153,17 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
     },
     /** After an outage (503): the claim is undone and the token kept. */
     release: (action: PendingAction) => store.transition(action.id, ['claimed'], 'pending'),
-    /** `reject_action`'s body: the action is closed for good (inside its unit of work). */
-    async reject(token: string, call: ToolCall, unit: unknown): Promise<PendingAction> {
+    /** Opens an action for `reject_action`: this connection's, open and unexpired (refusals kill, on their own). */
+    async open(token: string, call: ToolCall): Promise<PendingAction> {
       const action = await find(token, call);
       await refuseClosed(action);
+      return action;
+    },
+    /** Inside `reject_action`'s unit of work: the action is closed for good, with its audit row. */
+    async markRejected(action: PendingAction, unit: unknown): Promise<void> {
       if (!(await store.transition(action.id, OPEN, 'rejected', unit))) {
         throw refusal('confirm_used', 'This action can no longer be rejected.');
       }
-      return action;
     },
   });
 }
@@ -168,7 +171,7 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
 export type ConfirmBook = ReturnType<typeof createConfirmBook>;
 
 /** `confirm_action` and `reject_action`, the built-in tools of the two-step flow. */
-export function confirmTools<TRight extends string, TServices>(ajv: Ajv2020, book: ConfirmBook) {
+export function confirmTools<TRight extends string, TServices>(ajv: Ajv2020) {
   const confirmAction = builtInTool<TRight, TServices>(ajv, {
     name: 'confirm_action',
     title: 'Confirm a prepared action',
@@ -176,7 +179,7 @@ export function confirmTools<TRight extends string, TServices>(ajv: Ajv2020, boo
       'Executes an action prepared by a notify, wake, alert or delete tool, given its confirm token and the exact summary shown in the preview.',
     effect: 'write',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    confirms: true,
+    confirms: 'confirm',
     input: {
       type: 'object',
       properties: {
@@ -221,12 +224,7 @@ export function confirmTools<TRight extends string, TServices>(ajv: Ajv2020, boo
       required: ['rejected', 'pending_action_id'],
       additionalProperties: false,
     },
-    handle: async (call, unit) => {
-      const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
-      const action = await book.reject(token, call, unit);
-      if (reason) call.note(`reason: ${oneLine(reason).slice(0, 200)}`);
-      return { rejected: action.tool, pending_action_id: action.id, id: action.id };
-    },
+    confirms: 'reject',
   });
   return [confirmAction, rejectAction] as const;
 }

@@ -7,5 +7,5 @@ export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } 
 export { contentDigest } from './internal/contentDigest.js';
 export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
 export { portAllowed } from './ports.js';
-export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';
 export { stripHidden, stripHiddenDeep } from './text.js';
+export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';

@@ -235,7 +235,7 @@ export function createServer<TRight extends string, TServices>(
     plans.set(tool.name, planTool(tool, serverGuards, internals.ajv, internals.outputAjv));
   options.tools.forEach(plan);
   for (const builtIn of [
-    ...(confirm ? confirmTools<TRight, TServices>(internals.ajv, confirm) : []),
+    ...(confirm ? confirmTools<TRight, TServices>(internals.ajv) : []),
     ...(options.audit ? [recentChangesTool<TRight, TServices>(internals.ajv, options.audit, clock)] : []),
   ]) {
     if (plans.has(builtIn.name))

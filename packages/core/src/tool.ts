@@ -108,8 +108,8 @@ export interface ToolRuntime<TRight extends string, TServices> {
   readonly prepare:
     | ((context: RunContext<unknown, TRight, TServices>) => Promise<Prepared> | Prepared)
     | undefined;
-  /** `confirm_action`: core's confirm stage executes the pending action. */
-  readonly confirms?: boolean;
+  /** `confirm_action` and `reject_action`: core's confirm stage opens the pending action first. */
+  readonly confirms?: 'confirm' | 'reject' | undefined;
 }
 
 /** The `tools/list` entry of a tool, computed once per definition. */

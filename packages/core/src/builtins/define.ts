@@ -18,8 +18,8 @@ export interface BuiltInSpec {
   readonly annotations?: EffectAnnotations;
   readonly input: JsonSchema;
   readonly resultSchema: JsonSchema;
-  /** `confirm_action`: executed by core's confirm stage, not by `handle`. */
-  readonly confirms?: boolean;
+  /** `confirm_action` and `reject_action`: run by core's confirm stage, not by `handle`. */
+  readonly confirms?: 'confirm' | 'reject';
   readonly handle?: (call: ToolCall, unit: unknown) => Promise<JsonObject>;
 }
 
@@ -56,7 +56,7 @@ export function builtInTool<TRight extends string, TServices>(
       run: undefined,
       handle: spec.handle,
       prepare: undefined,
-      confirms: spec.confirms ?? false,
+      confirms: spec.confirms,
     }),
     forReplay: (data: JsonObject) => data,
   });

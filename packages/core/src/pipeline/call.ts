@@ -17,9 +17,11 @@
  *               → visibility of confirm_action and of the target, the target's call guards
  *               → unit of work { unit guards → fresh prepare, content check → run
  *                                → executed mark → audit row → replay completion }
+ *      reject   replay claim → open the pending action (refusals kill the token, on their own)
+ *               → unit of work { rejected mark → audit row → replay completion }
  *   (present and validate against the outputSchema, render: the server, after this)
  */
-import type { ConfirmBook } from '../confirm.js';
+import { type ConfirmBook, oneLine } from '../confirm.js';
 import type { Connection } from '../context.js';
 import { ToolError, type ToolErrorInit } from '../errors.js';
 import { contentDigest } from '../internal/contentDigest.js';
@@ -331,6 +333,36 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     }
   }
 
+  /** `reject_action`: open the action outside any unit (refusals kill, on their own), then close it with its audit row. */
+  async function rejectCall(
+    call: ToolCall,
+    notes: string[],
+    claim: ReplayClaim | undefined,
+  ): Promise<Outcome> {
+    if (!confirm) throw new Error('reject_action without the confirm flow.');
+    const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
+    const action = await confirm.open(token, call);
+    if (reason) notes.push(`reason: ${oneLine(reason).slice(0, 200)}`);
+    return inUnit(
+      call,
+      async (unit) => {
+        await confirm.markRejected(action, unit);
+        const data = { rejected: action.tool, pending_action_id: action.id, id: action.id };
+        const objectIds = await finish(
+          call,
+          claim,
+          call.tool.name,
+          data,
+          data,
+          notes.join('; ') || undefined,
+          unit,
+        );
+        return { kind: 'result', data, objectIds };
+      },
+      () => undefined,
+    );
+  }
+
   /** The content changed: the old token dies and a renewed preview comes back, both committed on their own. */
   async function changedSincePreview(
     plan: ToolPlan<TRight, TServices>,
@@ -385,6 +417,8 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         return claimed(call, token, (claim) => write(plan, call, notes, claim));
       case 'confirm':
         return claimed(call, token, (claim) => confirmCall(plan, call, notes, claim));
+      case 'reject':
+        return claimed(call, token, (claim) => rejectCall(call, notes, claim));
     }
   }
 

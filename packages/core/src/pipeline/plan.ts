@@ -16,9 +16,9 @@ interface PlannedArgument {
 
 /**
  * How core runs a tool: a read; a silent write (replay claim, unit of work);
- * an outward tool's preview (I9); or `confirm_action`.
+ * an outward tool's preview (I9); `confirm_action`; or `reject_action`.
  */
-export type PlanKind = 'read' | 'write' | 'preview' | 'confirm';
+export type PlanKind = 'read' | 'write' | 'preview' | 'confirm' | 'reject';
 
 /** A tool as one server runs it, computed once when the server is built. */
 export interface ToolPlan<TRight extends string, TServices> {
@@ -54,7 +54,7 @@ function mergeSchema(
 }
 
 function kindOf(tool: Pick<ToolDefinition, 'runtime' | 'effect'>): PlanKind {
-  if (tool.runtime.confirms) return 'confirm';
+  if (tool.runtime.confirms) return tool.runtime.confirms;
   if (tool.effect === 'read') return 'read';
   return EFFECT_TRAITS[tool.effect].twoStep ? 'preview' : 'write';
 }
@@ -82,9 +82,9 @@ export function planTool<TRight extends string, TServices>(
   ];
   const callGuards = guards.filter((g): g is CallGuard => stageOf(g) === 'call' && g.check !== undefined);
   const unitGuards = guards.filter((g): g is UnitGuard => stageOf(g) === 'unit');
-  if (unitGuards.length > 0 && (kind === 'read' || kind === 'confirm')) {
+  if (unitGuards.length > 0 && kind !== 'write' && kind !== 'preview') {
     throw new ConfigurationError(
-      `Tool ${tool.name}: guard ${unitGuards[0]!.name} runs in the unit of work, which ${kind === 'read' ? 'a read tool' : 'confirm_action'} does not open; use a call-stage guard.`,
+      `Tool ${tool.name}: guard ${unitGuards[0]!.name} runs in the unit of work, which ${kind === 'read' ? 'a read tool' : tool.name} does not open for it; use a call-stage guard.`,
     );
   }
   const own = new Set(Object.keys((tool.listing.inputSchema.properties as JsonObject | undefined) ?? {}));
@@ -98,7 +98,7 @@ export function planTool<TRight extends string, TServices>(
     }
     extra.set(name, { schema: argument.schema, required: argument.required ?? false, guard: owner });
   };
-  if (kind === 'write' || kind === 'confirm') add('the replay stage', IDEMPOTENCY_KEY, IDEMPOTENCY_ARGUMENT);
+  if (kind !== 'read' && kind !== 'preview') add('the replay stage', IDEMPOTENCY_KEY, IDEMPOTENCY_ARGUMENT);
   for (const guard of guards) {
     for (const [name, argument] of Object.entries(guard.arguments ?? {}))
       add(`guard ${guard.name}`, name, argument);
