@@ -157,12 +157,10 @@ describe('bookkeeping beside a unit of work', () => {
     });
   });
 
-  // Known core defect, kept as an expected failure until it is fixed (then
-  // make it a plain `it`): reject_action runs its whole handler inside its
-  // unit of work, and for another connection's token or an expired one it
-  // kills the token through the store without the unit's handle. That write
-  // waits for the write lock its own unit holds, so the call never answers
-  // and every later write on the handle waits behind it.
+  // reject_action once ran its whole handler inside its unit of work, so
+  // killing another connection's (or an expired) token waited for the write
+  // lock its own unit held: the call never answered and every later write on
+  // the handle waited behind it. It now opens the action outside the unit.
   it('answers reject_action for another connection’s token, and for an expired one, with the token dead and the write lock free', async () => {
     let now = Date.parse('2030-05-04T09:00:00Z');
     await withServer({ clock: () => new Date(now) }, async (app) => {
