@@ -51,6 +51,50 @@ describe('docs', () => {
     );
   });
 
+  it('runs the write tools of defining-tools.md: a duplicate create, a stale version, a re-sent write', async () => {
+    const { db, server } = await import('./writeTools.js');
+    const connection = {
+      connectionId: 'c1',
+      tenantId: 'ws_1',
+      creatorId: 'p1',
+      clientName: 'docs',
+      channel: 'mcp' as const,
+      rights: new Set(['bookings.write'] as const),
+    };
+    const call = (name: string, args: object) =>
+      server
+        .callTool(connection, name, args)
+        .then((r) => r.structuredContent as { result?: { version?: string }; [key: string]: unknown });
+    const ada = { customer_id: 'c_ada', starts_at: '2026-05-04T09:00', note: 'Boiler' };
+    const created = await call('create_booking', ada);
+    expect(created).toMatchObject({ status: 'ok', result: { id: 'bk_1' } });
+    expect(await call('create_booking', ada)).toMatchObject({ replayed: true });
+    expect(await call('create_booking', { ...ada, note: 'Again' })).toMatchObject({
+      error: { code: 'duplicate', next: { tool: 'update_booking', arguments: { id: 'bk_1' } } },
+    });
+    expect(await call('create_booking', { ...ada, starts_at: '2026-05-04T06:00' })).toMatchObject({
+      error: { code: 'invalid_arguments' },
+    });
+    const version = created.result?.version;
+    expect(await call('update_booking', { id: 'bk_1', note: 'Valve', version })).toMatchObject({
+      status: 'ok',
+    });
+    expect(await call('update_booking', { id: 'bk_1', note: 'Stale', version })).toMatchObject({
+      error: { code: 'conflict' },
+    });
+    expect(db.map((b) => [b.id, b.note])).toEqual([['bk_1', 'Valve']]);
+  });
+
+  it('quotes the write tools and their server verbatim in defining-tools.md', () => {
+    const source = readFileSync(new URL('./writeTools.ts', import.meta.url), 'utf8');
+    const page = doc('defining-tools.md');
+    for (const name of ['write-tools', 'write-server']) {
+      const region = source.split(`// #region ${name}\n`)[1]?.split(`// #endregion ${name}`)[0] ?? '';
+      expect(region, name).not.toBe('');
+      expect(page, name).toContain(`\`\`\`ts\n${region.trimEnd()}\n\`\`\``);
+    }
+  });
+
   it('documents every option of createGatehouse and createServer in docs/server-options.md', () => {
     const source = (file: string, name: string) => {
       const text = readFileSync(new URL(`../../packages/core/src/${file}`, import.meta.url), 'utf8');

@@ -1,6 +1,12 @@
 // The same server with add_note moved to defineTool: the "after" of docs/migrating-from-sdk-v1.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createGatehouse, MemoryAuditStore, sha256Hex } from '@gatehousejs/core';
+import {
+  createGatehouse,
+  MemoryAuditStore,
+  MemoryReplayStore,
+  separateCommits,
+  sha256Hex,
+} from '@gatehousejs/core';
 import { createGateMiddleware, type MountOptions, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -51,6 +57,9 @@ const addNote = gh.defineTool({
 /** Every MCP write lands here (use a SQL store in production). */
 export const audit = new MemoryAuditStore();
 
+/** A re-sent write answers its first result instead of running again (I10). */
+const replay = { store: new MemoryReplayStore() };
+
 /** MCP credentials by token hash, each bound to one workspace (I3) and the person who created it. */
 const credentials = new Map([[sha256Hex('demo-token'), { workspace: 'ws_1', creator: 'p1' }]]);
 
@@ -60,6 +69,9 @@ export const gatehouse = gh.createServer({
   version: '1.0.0',
   tools: [addNote],
   audit,
+  replay,
+  // Memory stores commit on their own; a SQL host passes its stores' unit of work.
+  unitOfWork: separateCommits(),
   authenticate: async ({ token }) => {
     const grant = credentials.get(sha256Hex(token));
     if (!grant) return { ok: false, status: 401, reason: 'Unknown token.' };
