@@ -1,7 +1,8 @@
 // Section 1: guard overhead in-process. The same silent `write` handler (an
 // in-memory insert and a small presenter) called bare and through the whole
-// Gatehouse pipeline (`server.callTool`), in alternating rounds.
-import { createGatehouse, digest, MemoryAuditStore, MemoryReplayStore } from '@gatehousejs/core';
+// Gatehouse pipeline (`server.callTool`: the replay stage and the unit of work
+// included, as every write carries them), in alternating rounds.
+import { createGatehouse, MemoryAuditStore, MemoryReplayStore, separateCommits } from '@gatehousejs/core';
 import { z } from 'zod';
 import { benchAuthenticate, benchConnection } from './contenders.mjs';
 import { collect, median, quantile } from './stats.mjs';
@@ -36,35 +37,8 @@ function bareWrite(table) {
   };
 }
 
-/**
- * Informational only: a bench-local stand-in for the replay guard that core's
- * write path will carry (fingerprint digest + MemoryReplayStore), so the cost
- * of canonical hashing shows up before the guards package exists.
- */
-function replayLikeGuard(store) {
-  return {
-    name: 'benchReplay',
-    effects: ['write'],
-    async handle(call, next) {
-      const argumentsDigest = digest(call.input);
-      const key = digest({
-        tool: call.tool.name,
-        connection: call.connection.connectionId,
-        call: call.requestId,
-      });
-      const now = call.now.getTime();
-      const begun = await store.begin(key, argumentsDigest, 30_000, now);
-      if (begun.state === 'completed') return { kind: 'result', data: begun.result, replayed: true };
-      const outcome = await next();
-      if (outcome.kind === 'result') await store.complete(key, argumentsDigest, outcome.data, 60_000, now);
-      else await store.release(key);
-      return outcome;
-    },
-  };
-}
-
 /** (b) Gatehouse: `createGatehouse(...).createServer({ ..., authenticate }).callTool`. */
-function gatehouseWrite(table, { withReplay = false } = {}) {
+function gatehouseWrite(table) {
   const gh = createGatehouse({
     rights: RIGHTS,
     services: (connection) => ({
@@ -85,9 +59,11 @@ function gatehouseWrite(table, { withReplay = false } = {}) {
     version: '1.0.0',
     tools: [appendNote],
     authenticate: benchAuthenticate(RIGHTS),
-    // every MCP write is audited (I15): the memory audit store is part of the measured pipeline
+    // every MCP write is audited (I15) and replay-protected (I10), in a unit of work:
+    // the memory stores are part of the measured pipeline
     audit: new MemoryAuditStore(),
-    ...(withReplay ? { guards: [replayLikeGuard(new MemoryReplayStore())] } : {}),
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
   });
   const connection = benchConnection(RIGHTS);
   let requestId = 0;
@@ -98,13 +74,16 @@ function gatehouseWrite(table, { withReplay = false } = {}) {
   };
 }
 
+/** Numbers every call's text, so each is a new write, never a replay of an earlier one (I10). */
+let sequence = 0;
+
 /** Times `calls` sequential calls one by one; returns per-call µs and the round's wall time. */
 async function timeRound(fn, calls) {
   const perCall = new Float64Array(calls);
-  const args = { text: 'Buy milk on the way home' };
   collect();
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
+    const args = { text: `Buy milk on the way home #${++sequence}` };
     const t0 = performance.now();
     await fn(args);
     perCall[i] = (performance.now() - t0) * 1000;
@@ -124,12 +103,6 @@ export async function runInProcess({ rounds, calls, warmupCalls }) {
       label: 'Gatehouse callTool',
 
       make: () => gatehouseWrite(new NoteTable()),
-    },
-    {
-      id: 'gatehouseReplay',
-      label: 'Gatehouse + replay-like guard (info)',
-
-      make: () => gatehouseWrite(new NoteTable(), { withReplay: true }),
     },
   ];
   const fns = contenders.map((c) => c.make());

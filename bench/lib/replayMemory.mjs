@@ -18,7 +18,7 @@ export async function runReplayMemory({ calls, checkpoints, leaseMs = 1_000, win
     const key = `fp_${i.toString(36)}_0123456789abcdef`;
     const begun = await store.begin(key, 'digest', leaseMs, now);
     if (begun.state !== 'started') throw new Error(`Replay store answered ${begun.state} for a fresh key.`);
-    await store.complete(key, 'digest', { status: 'ok', id: `n${i}` }, windowMs, now);
+    await store.complete(key, begun.fence, 'digest', { status: 'ok', id: `n${i}` }, windowMs, now);
     now += 1;
     if (i % every === 0) points.push({ calls: i, heapMiB: heapMiB(), live: store.size });
   }
@@ -38,8 +38,8 @@ export async function runReplaySweepCost({ calls }) {
     const run = async (n, offset) => {
       for (let i = 0; i < n; i++) {
         const key = `sw_${(offset + i).toString(36)}`;
-        await store.begin(key, 'digest', windowMs / 2, now);
-        await store.complete(key, 'digest', { status: 'ok' }, windowMs, now);
+        const begun = await store.begin(key, 'digest', windowMs / 2, now);
+        await store.complete(key, begun.fence, 'digest', { status: 'ok' }, windowMs, now);
         now += 1;
       }
     };
