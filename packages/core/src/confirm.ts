@@ -28,6 +28,33 @@ const PREVIEW_AGAIN = 'Call the original tool again to get a new preview.';
 const refusal = (code: ToolErrorInit['code'], message: string): ToolError =>
   new ToolError({ code, message, fix: PREVIEW_AGAIN });
 
+/**
+ * The store with every failure answered as `store_unavailable` (503): an
+ * outage is never a refusal, so it kills no token (I9).
+ */
+function unavailableOnFailure(store: PendingActionStore): PendingActionStore {
+  const guard =
+    <A extends unknown[], R>(method: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await method.apply(store, args);
+      } catch (error) {
+        if (ToolError.is(error)) throw error;
+        throw new ToolError({
+          code: 'store_unavailable',
+          message: 'The pending-action store could not be reached; nothing was sent and the token is kept.',
+          fix: 'Retry the same call shortly.',
+        });
+      }
+    };
+  return {
+    insert: guard(store.insert),
+    findByTokenHash: guard(store.findByTokenHash),
+    transition: guard(store.transition),
+    purge: guard(store.purge),
+  };
+}
+
 /** Statuses a confirmation may start from. */
 const OPEN: readonly PendingStatus[] = ['pending', 'approved'];
 
@@ -51,7 +78,7 @@ const CLOSED: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = 
  * that runs the action, so "executed" and the action commit together.
  */
 export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
-  const { store } = options;
+  const store = unavailableOnFailure(options.store);
   const ttlMs = options.ttlMs ?? 10 * 60_000;
   let previews = 0;
 
@@ -151,8 +178,24 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
         throw refusal('confirm_used', 'This confirm token was used while the action ran.');
       }
     },
-    /** After an outage (503): the claim is undone and the token kept. */
-    release: (action: PendingAction) => store.transition(action.id, ['claimed'], 'pending'),
+    /**
+     * After an outage (503): the claim is undone and the token kept. If the
+     * store is still down, the action stays claimed (`confirm_locked`) until it
+     * expires; the outage is what the caller hears about.
+     */
+    release: (action: PendingAction) =>
+      store.transition(action.id, ['claimed'], 'pending').then(
+        () => undefined,
+        () => undefined,
+      ),
+    /** A token sent to a tool the connection may not call now dies, if it is this connection's (I9). */
+    async killIfOurs(token: unknown, call: Pick<ToolCall, 'connection'>): Promise<void> {
+      if (typeof token !== 'string' || token.length > 200) return;
+      const action = await store.findByTokenHash(sha256Hex(token)).catch(() => undefined);
+      const ours =
+        action?.connectionId === call.connection.connectionId && action.tenantId === call.connection.tenantId;
+      if (action && ours) await kill(action).catch(() => false);
+    },
     /** Opens an action for `reject_action`: this connection's, open and unexpired (refusals kill, on their own). */
     async open(token: string, call: ToolCall): Promise<PendingAction> {
       const action = await find(token, call);

@@ -12,7 +12,7 @@
  *      preview  unit guards (read-only) → prepare, outward ports closed → pending action (I9)
  *      write    replay claim, committed on its own (I10)
  *               → unit of work { unit guards → run → audit row → replay completion } (I15)
- *      confirm  (its visibility waits until the action is open) replay claim
+ *      confirm  (a visibility refusal at 1 kills the token sent) replay claim
  *               → open the pending action (refusals kill the token, on their own)
  *               → visibility of confirm_action and of the target, the target's call guards
  *               → unit of work { unit guards → fresh prepare, content check → run
@@ -70,6 +70,9 @@ const unknownTool = (name: string): ToolErrorInit => ({
   message: `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`,
   fix: 'Call tools/list to see the tools available to this connection.',
 });
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isToken = (taken: RateToken | ToolErrorInit): taken is RateToken => 'key' in taken;
 
@@ -295,6 +298,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       arguments: action.arguments,
       guardArguments: {},
     };
+    // the switch may have turned while the action was opened: decide again, with the prepared tool
     const refused =
       (await visibility.refusal(self.tool, call.connection)) ??
       (await visibility.refusal(plan.tool, call.connection)) ??
@@ -328,7 +332,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     } catch (error) {
       if (error instanceof ContentChanged) return changedSincePreview(plan, target, action);
       if (ToolError.is(error) && error.code === 'store_unavailable') await confirm.release(action);
-      else await confirm.kill(action);
+      else await confirm.kill(action).catch(() => false); // the failure is what the caller hears about
       throw error;
     }
   }
@@ -391,9 +395,13 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     // 1. lookup and visibility
     const plan = plans.get(name);
     if (!plan) return refuse(unknownTool(name));
-    // confirm_action decides after opening its action, so a refusal there kills the token (I9)
-    const hidden = plan.kind === 'confirm' ? undefined : await visibility.refusal(plan.tool, connection);
-    if (hidden) return refuse(hidden);
+    const hidden = await visibility.refusal(plan.tool, connection);
+    if (hidden) {
+      // a confirmation refused here (a workspace switched off) still kills its token (I9)
+      if (plan.kind === 'confirm' && confirm && isObject(args))
+        await confirm.killIfOurs(args.confirm_token, { connection });
+      return refuse(hidden);
+    }
     // 2. rate token
     let token: RateToken | undefined;
     if (rate) {

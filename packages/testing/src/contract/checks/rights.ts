@@ -2,7 +2,6 @@ import { isPlainObject } from '../../internal/jsonRpc.js';
 import { defineServerCheck, defineToolCheck, describeReply, succeeded } from '../check.js';
 import type { ContractReply } from '../client.js';
 import { errorCode, errorOf } from '../envelope.js';
-import { CONFIRM_TOOL } from './confirm.js';
 
 const listedNames = (reply: ContractReply): string[] => {
   const tools = reply.result?.tools;
@@ -75,18 +74,12 @@ export const limitedGrantCheck = defineServerCheck({
   },
 });
 
-/**
- * I7: a hidden tool, called anyway, answers with its reason and does not run.
- * Not for `confirm_action`: it opens the pending action before its visibility
- * decides (I9: a refused confirmation kills its token), so a connection with
- * no token of its own is answered `confirm_not_found`; the I9 check covers a
- * confirmation refused after the preview.
- */
+/** I7: a hidden tool, called anyway, answers with its reason and does not run. */
 export const hiddenToolCheck = defineToolCheck({
   id: 'I7.hidden-tool',
   title: 'tool visibility',
   does: 'answers a call from a connection it is hidden from with the reason, and does not run',
-  select: (tool) => (tool.hiddenWhenLimited && tool.name !== CONFIRM_TOOL ? 'run' : 'not-applicable'),
+  select: (tool) => (tool.hiddenWhenLimited ? 'run' : 'not-applicable'),
   async run(ctx) {
     const client = await ctx.as(ctx.host.home, ctx.plan.fixture.limited);
     const args = await ctx.sample(ctx.tool);
