@@ -8,13 +8,14 @@ import {
   descriptionCheck,
   loggedArgumentsCheck,
 } from './checks/content.js';
-import { errorEnvelopeCheck, resultShapeCheck } from './checks/envelope.js';
+import { errorEnvelopeCheck, outputSchemaCheck, resultShapeCheck } from './checks/envelope.js';
 import {
   badOriginCheck,
   credentialPairingsCheck,
   globalSwitchCheck,
   tenantSwitchCheck,
 } from './checks/gate.js';
+import { listingAgreesCheck } from './checks/listing.js';
 import { deactivatedCheck, hiddenToolCheck, limitedGrantCheck, roleRemovedCheck } from './checks/rights.js';
 import { foreignIdsCheck, tenantParameterCheck } from './checks/tenancy.js';
 import {
@@ -42,6 +43,7 @@ export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   tenantSwitchCheck,
   limitedGrantCheck,
   hiddenToolCheck,
+  listingAgreesCheck,
   silentEffectCheck,
   confirmCheck,
   replayCheck,
@@ -57,5 +59,6 @@ export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   loggedArgumentsCheck,
   daylightSavingCheck,
   errorEnvelopeCheck,
+  outputSchemaCheck,
   resultShapeCheck,
 ]);

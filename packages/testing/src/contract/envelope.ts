@@ -69,6 +69,34 @@ export function errorEnvelopeFindings(result: RawToolResult): string[] {
   return findings;
 }
 
+/**
+ * What is wrong with an advertised `outputSchema` as a client sees it: MCP
+ * requires an object schema, and SDK clients compile it as JSON Schema
+ * 2020-12 (meta-schema checked) before they validate any result with it.
+ */
+export function outputSchemaFindings(tool: string, schema: unknown): string[] {
+  if (schema === undefined) return [`${tool} advertises no outputSchema`];
+  if (!isPlainObject(schema)) return [`the outputSchema of ${tool} is not a JSON object`];
+  const findings: string[] = [];
+  if (schema.type !== 'object')
+    findings.push(`the outputSchema of ${tool} does not describe an object (type: "object")`);
+  const ajv = new Ajv2020({ strict: false, logger: false });
+  if (!ajv.validateSchema(schema)) {
+    const details = (ajv.errors ?? [])
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+      .join('; ');
+    findings.push(`the outputSchema of ${tool} is not a valid JSON Schema 2020-12: ${details}`);
+  } else {
+    try {
+      ajv.compile(schema);
+    } catch (error) {
+      findings.push(`the outputSchema of ${tool} does not compile: ${(error as Error).message}`);
+    }
+  }
+  return findings;
+}
+
 /** Validates structured results against tools' advertised output schemas (I19), compiling each once. */
 export class OutputSchemas {
   readonly #ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });

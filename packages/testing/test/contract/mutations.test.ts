@@ -22,6 +22,13 @@ const MUTATIONS: readonly Mutation[] = [
   { flaw: 'ignoresKillSwitch', check: 'I6.global-switch', tools: ['create_note'], finding: /not 503/ },
   { flaw: 'ignoresKillSwitch', check: 'I6.tenant-switch', tools: ['create_note'], finding: /switched off/ },
   { flaw: 'listOnlyVisibility', check: 'I7.hidden-tool', tools: ['create_note'], finding: /rows changed/ },
+  {
+    flaw: 'stickyListing',
+    check: 'I7.listing-agrees',
+    tools: ['create_note'],
+    finding:
+      /with the tenant switched off, tools\/list shows the tool but calling it answers tenant_disabled/,
+  },
   { flaw: 'mailsOnUpdate', check: 'I8.silent-effects', tools: ['update_note'], finding: /sent 1 message/ },
   { flaw: 'outwardAsWrite', check: 'I9.confirm', tools: ['notify_watchers'], finding: /no PREVIEW/ },
   {
@@ -77,6 +84,12 @@ const MUTATIONS: readonly Mutation[] = [
     finding: /does not start with "Error:"/,
   },
   { flaw: 'wrongOutputSchema', check: 'I19.result-shape', tools: ['get_note'], finding: /does not validate/ },
+  {
+    flaw: 'invalidOutputSchema',
+    check: 'I19.output-schema',
+    tools: ['get_note'],
+    finding: /not a valid JSON Schema 2020-12|does not describe an object/,
+  },
   {
     flaw: 'lenientTime',
     check: 'I20.dst',

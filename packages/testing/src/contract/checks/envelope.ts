@@ -1,7 +1,12 @@
 import type { Json } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { defineToolCheck, describeReply, type ToolCheckContext } from '../check.js';
-import { errorEnvelopeFindings, OutputSchemas, resultShapeFindings } from '../envelope.js';
+import {
+  errorEnvelopeFindings,
+  OutputSchemas,
+  outputSchemaFindings,
+  resultShapeFindings,
+} from '../envelope.js';
 import type { LedgerEntry } from '../ledger.js';
 import { UNKNOWN_ARGUMENT } from './arguments.js';
 
@@ -84,5 +89,24 @@ export const resultShapeCheck = defineToolCheck({
     return judgeAll(ctx.ledger.entries(ctx.tool.name), (entry) =>
       resultShapeFindings(ctx.tool.name, entry.result, ctx.tool.outputSchema, schemas),
     );
+  },
+});
+
+/**
+ * I19: the advertised outputSchema is one a client can use: an object
+ * schema that is valid JSON Schema 2020-12 and compiles, so SDK clients,
+ * which validate every result against it, never throw on the schema itself.
+ */
+export const outputSchemaCheck = defineToolCheck({
+  id: 'I19.output-schema',
+  title: 'a usable outputSchema',
+  does: 'advertises an object outputSchema that is valid JSON Schema 2020-12 and compiles',
+  async run(ctx) {
+    const client = await ctx.as(ctx.host.home);
+    const listing = await client.list();
+    const tools = Array.isArray(listing.result?.tools) ? listing.result.tools : [];
+    const listed = tools.find((t) => isPlainObject(t) && t.name === ctx.tool.name);
+    if (!isPlainObject(listed)) return [`${ctx.tool.name} is not in tools/list for its home connection`];
+    return outputSchemaFindings(ctx.tool.name, listed.outputSchema);
   },
 });

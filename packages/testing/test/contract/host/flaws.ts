@@ -48,6 +48,10 @@ export interface Flaws {
    * presenter that breaks its own schema is caught by core, which answers `internal_error`.)
    */
   readonly wrongOutputSchema?: boolean;
+  /** I19: a layer advertises get_note's output schema with a type no JSON Schema knows. */
+  readonly invalidOutputSchema?: boolean;
+  /** I7: a layer remembers each connection's last non-empty listing and serves it when the fresh one is empty. */
+  readonly stickyListing?: boolean;
   /** I20: times are read with the "compatible" disambiguation: gaps and overlaps pass. */
   readonly lenientTime?: boolean;
   /** Fuzz: create_note writes the row before it checks the title. */

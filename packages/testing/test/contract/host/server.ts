@@ -50,6 +50,7 @@ export function flawedServer(
   flaws: Flaws,
   logLines: string[],
 ): GatehouseServer<Right> {
+  const lastListing = new Map<string, Awaited<ReturnType<GatehouseServer<Right>['listTools']>>>();
   const wrapped: GatehouseServer<Right> = {
     name: server.name,
     version: server.version,
@@ -60,10 +61,19 @@ export function flawedServer(
         ? { ok: true as const, connection: API_CONNECTION }
         : server.authenticate(credential),
     async listTools(connection) {
-      const tools = await server.listTools(connection);
+      let tools = await server.listTools(connection);
+      if (flaws.stickyListing) {
+        if (tools.length > 0) lastListing.set(connection.connectionId, tools);
+        else tools = lastListing.get(connection.connectionId) ?? tools;
+      }
       return tools
         .filter((t) => !flaws.listOnlyVisibility || connection.toolset !== 'compact' || COMPACT.has(t.name))
         .map((t) => (flaws.wrongOutputSchema ? { ...t, outputSchema: titleAsInteger(t.outputSchema) } : t))
+        .map((t) =>
+          flaws.invalidOutputSchema && t.name === 'get_note'
+            ? { ...t, outputSchema: { ...t.outputSchema, type: 'objekt' } }
+            : t,
+        )
         .map((t) =>
           flaws.instructiveDescription && t.name === 'find_notes'
             ? {
