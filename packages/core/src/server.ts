@@ -307,23 +307,26 @@ export function createServer<TRight extends string, TServices>(
         outcome = refuse(internalError(correlationId));
         rendered = renderOutcome(outcome);
       }
-      logCall({
-        event: 'tools/call',
-        tool: plans.has(name) ? name : '(unknown)',
-        outcome: failed
-          ? 'internal_error'
-          : outcome.kind === 'result'
-            ? outcome.replayed
-              ? 'replayed'
-              : 'ok'
-            : outcome.kind,
-        ...(outcome.kind === 'refused' ? { code: outcome.error.code } : {}),
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        correlation_id: correlationId,
-        connection_id: connection.connectionId,
-        tenant_id: connection.tenantId,
-        ...(outcome.kind === 'result' && outcome.objectIds?.length ? { object_ids: outcome.objectIds } : {}),
-      });
+      if (logger !== silentLogger)
+        logCall({
+          event: 'tools/call',
+          tool: plans.has(name) ? name : '(unknown)',
+          outcome: failed
+            ? 'internal_error'
+            : outcome.kind === 'result'
+              ? outcome.replayed
+                ? 'replayed'
+                : 'ok'
+              : outcome.kind,
+          ...(outcome.kind === 'refused' ? { code: outcome.error.code } : {}),
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          correlation_id: correlationId,
+          connection_id: connection.connectionId,
+          tenant_id: connection.tenantId,
+          ...(outcome.kind === 'result' && outcome.objectIds?.length
+            ? { object_ids: outcome.objectIds }
+            : {}),
+        });
       return rendered;
     },
     async checkGate(request) {

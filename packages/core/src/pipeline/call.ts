@@ -126,7 +126,15 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
   ): Promise<ToolErrorInit | undefined> {
     scope.enter('check');
     for (const guard of plan.unitGuards) {
-      const refused = await guard.check({ ...call, services: scope.services });
+      const refused = await guard.check({
+        tool: call.tool,
+        connection: call.connection,
+        input: call.input,
+        guardArguments: call.guardArguments,
+        now: call.now,
+        note: call.note,
+        services: scope.services,
+      });
       scope.assertClean(plan.tool);
       if (refused) return refused;
     }

@@ -3,7 +3,7 @@ import { ToolError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { type CallPhase, guardPorts, type PortMap, type Ports, type PortViolation } from '../ports.js';
 import { type AuditStore, auditRow } from '../storage/auditStore.js';
-import { assertJsonObject, type Prepared, type ToolDefinition } from '../tool.js';
+import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../tool.js';
 import type { ToolCall } from './guard.js';
 
 /** What running a tool needs from the server. */
@@ -126,6 +126,23 @@ export class CallServices<TRight extends string, TServices> {
   }
 }
 
+/** What `run` and `prepare` receive; the signal is made on first read (a controller per call is measurable). */
+function runContext<TRight extends string, TServices>(
+  call: ToolCall,
+  services: TServices,
+): RunContext<unknown, TRight, TServices> {
+  return {
+    input: call.input,
+    connection: call.connection as Connection<TRight>,
+    services,
+    correlationId: call.correlationId,
+    now: call.now,
+    get signal() {
+      return call.signal;
+    },
+  };
+}
+
 /** Runs a tool in the `run` phase and presents its value. */
 export async function runTool<TRight extends string, TServices>(
   runner: Runner<TRight, TServices>,
@@ -138,11 +155,9 @@ export async function runTool<TRight extends string, TServices>(
   if (handle) return handle(call, unit);
   if (!run || !scope) throw new Error(`Tool ${tool.name} has neither run() nor a built-in handler.`);
   scope.enter('run');
-  const { input, signal, correlationId, now } = call;
-  const connection = call.connection as Connection<TRight>;
   let value: unknown;
   try {
-    value = await run({ input, connection, services: scope.services, signal, correlationId, now });
+    value = await run(runContext(call, scope.services));
   } finally {
     scope.assertClean(tool);
   }
@@ -158,10 +173,8 @@ export async function prepareTool<TRight extends string, TServices>(
   const prepare = tool.runtime.prepare;
   if (!prepare) throw new Error(`Tool ${tool.name} has no prepare().`);
   scope.enter('prepare');
-  const { input, signal, correlationId, now } = call;
-  const connection = call.connection as Connection<TRight>;
   try {
-    return await prepare({ input, connection, services: scope.services, signal, correlationId, now });
+    return await prepare(runContext(call, scope.services));
   } finally {
     scope.assertClean(tool);
   }
