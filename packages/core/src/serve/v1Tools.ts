@@ -219,9 +219,10 @@ async function callTool<TRight extends string>(
 ): Promise<CallToolResult> {
   const connection = await resolve(extra);
   const { name } = request.params;
-  if (host.call && (await hostToolNames(host, extra)).has(name)) {
-    const shown = await gatehouse.listTools(connection);
-    if (!shown.some((tool) => tool.name === name)) return (await host.call(request, extra)) as CallToolResult;
+  // Gatehouse's own visible tools first: the host's tools are listed only for a name Gatehouse does not show
+  if (host.call && !(await gatehouse.listTools(connection)).some((tool) => tool.name === name)) {
+    if ((await hostToolNames(host, extra)).has(name))
+      return (await host.call(request, extra)) as CallToolResult;
   }
   if (request.params.task) {
     throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
