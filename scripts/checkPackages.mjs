@@ -8,6 +8,7 @@ const packages = [
   'packages/core',
   'packages/presenters',
   'packages/guards',
+  'packages/access',
   'packages/stores',
   'packages/testing',
 ];

@@ -1,5 +1,5 @@
+import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/access';
 import type { BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehousejs/core';
-import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/guards';
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
@@ -93,21 +93,20 @@ export function createBookingApp(options: BookingAppOptions): BookingApp {
 /** MCP credentials checked against the people's live roles (I4, I5), and the kill switches (I6). */
 function accessControl(database: BookingDatabase, people: PeopleDirectory, clock: () => Date) {
   const { stores } = database;
-  const now = () => clock().getTime();
   const credentialStore = stores.credentials;
   const credentials = createCredentials({
     store: credentialStore,
     audit: stores.audit,
     people: { current: async (tenantId, personId) => people.standing(tenantId, personId) },
     rights: RIGHTS,
-    clock: now,
+    clock,
   });
   const switches = createSwitches({
     store: stores.switches,
     audit: stores.audit,
     tenantDefault: true,
     retryAfterSeconds: 60,
-    clock: now,
+    clock,
   });
   return { credentialStore, credentials, switches };
 }

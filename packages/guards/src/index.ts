@@ -1,15 +1,4 @@
-export type { McpTokenRefusal } from './apiRoutes.js';
-export { refuseMcpTokens } from './apiRoutes.js';
 export type { BatchGuardOptions, BatchMatches } from './batch.js';
 export { batchGuard } from './batch.js';
-export type { Credentials, CredentialsOptions, MintRequest } from './credentials.js';
-export { chooseTenant, createCredentials } from './credentials.js';
-export type { SwitchActor, Switches, SwitchesOptions } from './killSwitch.js';
-export { createSwitches } from './killSwitch.js';
-export type { OAuthOptions, VerifiedAccessToken } from './oauth.js';
-export { oauthAuthenticator } from './oauth.js';
-export type { PeopleSource, Standing } from './people.js';
-export { cachedPeople } from './people.js';
 export type { VersionGuardOptions } from './version.js';
 export { versionGuard } from './version.js';
-export { planVisibility, toolsetVisibility } from './visibility.js';

@@ -1,3 +1,4 @@
+import { createSwitches } from '@gatehousejs/access';
 import {
   type Authenticate,
   type Connection,
@@ -15,7 +16,7 @@ import {
 import { listen } from '@gatehousejs/core/node';
 import { RawHttpClient } from '@gatehousejs/testing';
 import { z } from 'zod';
-import { batchGuard, createSwitches, versionGuard } from '../src/index.js';
+import { batchGuard, versionGuard } from '../src/index.js';
 
 export const RIGHTS = ['bookings.read', 'bookings.write', 'customers.notify'] as const;
 type Right = (typeof RIGHTS)[number];

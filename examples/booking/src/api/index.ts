@@ -1,4 +1,4 @@
-import { refuseMcpTokens } from '@gatehousejs/guards';
+import { refuseMcpTokens } from '@gatehousejs/access';
 import type { BookingApp } from '../app.js';
 import { ADMIN_ROUTES } from './admin.js';
 import { bodyReader, callerOf, type Route, requireRight } from './context.js';

@@ -1,5 +1,5 @@
+import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/access';
 import type { BucketLimit, Effect, GatehouseServer, Logger } from '@gatehousejs/core';
-import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/guards';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { ServiceDeps } from '../services/index.js';

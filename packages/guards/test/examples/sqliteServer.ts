@@ -1,4 +1,4 @@
-import { type Credentials, createSwitches, toolsetVisibility } from '@gatehousejs/guards';
+import { type Credentials, createSwitches, toolsetVisibility } from '@gatehousejs/access';
 import type { SqliteStores } from '@gatehousejs/stores';
 import type { bookingProduct } from './bookingTools.js';
 

@@ -1,4 +1,11 @@
 import {
+  cachedPeople,
+  createCredentials,
+  createSwitches,
+  type PeopleSource,
+  toolsetVisibility,
+} from '@gatehousejs/access';
+import {
   type AuditStore,
   createGatehouse,
   type GatehouseServer,
@@ -12,13 +19,6 @@ import {
   separateCommits,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
-import {
-  cachedPeople,
-  createCredentials,
-  createSwitches,
-  type PeopleSource,
-  toolsetVisibility,
-} from '@gatehousejs/guards';
 import type { ContractActor, ContractGrant, ContractHost } from '../../../src/index.js';
 import { type DeskData, NoteService, RIGHTS, type Right, seedNotes } from './domain.js';
 import type { Flaws } from './flaws.js';

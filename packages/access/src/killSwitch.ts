@@ -15,7 +15,8 @@ export interface SwitchesOptions {
   readonly tenantDefault?: boolean;
   /** `Retry-After` while the global switch is on; default 300 seconds. */
   readonly retryAfterSeconds?: number;
-  readonly clock?: () => number;
+  /** The clock for audit times; default the system time. Tests pin it. */
+  readonly clock?: () => Date;
 }
 
 /** Who flips a switch, for the audit row. */
@@ -58,7 +59,7 @@ export function createSwitches(options: SwitchesOptions): Switches {
     throw new ConfigurationError('createSwitches: retryAfterSeconds must be a positive integer.');
   }
   const tenantDefault = options.tenantDefault ?? true;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => new Date());
   const { store, audit } = options;
 
   const record = async (key: string, after: boolean, by: SwitchActor, tenantId: string | null) => {
@@ -74,7 +75,7 @@ export function createSwitches(options: SwitchesOptions): Switches {
           objectIds: [key],
           note: `before: ${before ?? 'default'}; after: ${after}`,
         },
-        clock(),
+        clock().getTime(),
       ),
     );
   };

@@ -21,21 +21,25 @@ export interface PeopleSource<TRight extends string = string> {
  */
 export function cachedPeople<TRight extends string>(
   source: PeopleSource<TRight>,
-  options: { readonly ttlMs: number; readonly clock?: () => number },
+  options: {
+    readonly ttlMs: number;
+    /** The clock the TTL runs on; default the system time. Tests pin it. */
+    readonly clock?: () => Date;
+  },
 ): PeopleSource<TRight> {
   if (!Number.isFinite(options.ttlMs) || options.ttlMs <= 0) {
     throw new ConfigurationError('cachedPeople: ttlMs must be a positive number of milliseconds.');
   }
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => new Date());
   const cache = new Map<string, { at: number; standing: Standing<TRight> | undefined }>();
   return {
     async current(tenantId, personId) {
       const key = `${tenantId}\u0000${personId}`;
       const hit = cache.get(key);
-      if (hit && clock() - hit.at < options.ttlMs) return hit.standing;
+      if (hit && clock().getTime() - hit.at < options.ttlMs) return hit.standing;
       const found = await source.current(tenantId, personId);
       const standing = found && { active: found.active, rights: [...found.rights] };
-      cache.set(key, { at: clock(), standing });
+      cache.set(key, { at: clock().getTime(), standing });
       return standing;
     },
   };

@@ -24,7 +24,8 @@ export interface CredentialsOptions<TRight extends string> {
   readonly rights: readonly TRight[];
   /** Recognisable token prefix; default `ghmcp_`. Letters, digits and `_` only. */
   readonly prefix?: string;
-  readonly clock?: () => number;
+  /** The clock for creation, expiry and audit times; default the system time. Tests pin it. */
+  readonly clock?: () => Date;
 }
 
 /** What {@link Credentials.mint} needs. */
@@ -102,7 +103,7 @@ export function createCredentials<TRight extends string>(
       'createCredentials: prefix must be 2–16 letters, digits or "_", starting with a letter.',
     );
   }
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => new Date());
   const vocabulary = new Set<string>(options.rights);
   const { store, audit, people } = options;
   const refuse = (status: 401 | 403, reason: string): AuthDecision<TRight> => ({ ok: false, status, reason });
@@ -117,7 +118,7 @@ export function createCredentials<TRight extends string>(
   const credentials: Credentials<TRight> = {
     isMcpToken,
     async mint(request) {
-      const now = clock();
+      const now = clock().getTime();
       checkMint(request, vocabulary, now);
       for (const tenantId of request.tenantIds) {
         const standing = await people.current(tenantId, request.creatorId);
@@ -163,7 +164,7 @@ export function createCredentials<TRight extends string>(
       return { token, credential };
     },
     async revoke(id, by) {
-      const now = clock();
+      const now = clock().getTime();
       const record = await store.findById(id);
       const changed = await store.revoke(id, now);
       if (changed) {
@@ -189,7 +190,7 @@ export function createCredentials<TRight extends string>(
       const record = await store.findByTokenHash(hash);
       if (!record || !constantTimeEqual(record.tokenHash, hash))
         return refuse(401, 'The token is not valid.');
-      const now = clock();
+      const now = clock().getTime();
       if (record.revokedAt !== null) return refuse(401, 'The token was revoked.');
       if (record.expiresAt !== null && record.expiresAt <= now) return refuse(401, 'The token expired.');
       const tenant: TenantChoice = chooseTenant(record.tenantIds, transportTenant);

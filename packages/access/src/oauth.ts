@@ -25,7 +25,8 @@ export interface OAuthOptions<TRight extends string> {
   /** This server's resource identifier: tokens for any other audience are refused (I21). */
   readonly audience: string;
   readonly people: PeopleSource<TRight>;
-  readonly clock?: () => number;
+  /** The clock that expiry is checked against; default the system time. Tests pin it. */
+  readonly clock?: () => Date;
 }
 
 /**
@@ -39,7 +40,7 @@ export function oauthAuthenticator<TRight extends string>(
   if (typeof options.verify !== 'function' || !options.audience) {
     throw new ConfigurationError('oauthAuthenticator: verify and audience are required.');
   }
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? (() => new Date());
   const refuse = (status: 401 | 403, reason: string): AuthDecision<TRight> => ({ ok: false, status, reason });
   return async function authenticateOAuth({ token, transportTenant }) {
     const claims = await options.verify(token);
@@ -47,7 +48,7 @@ export function oauthAuthenticator<TRight extends string>(
     const audiences = typeof claims.audience === 'string' ? [claims.audience] : claims.audience;
     if (!audiences.includes(options.audience))
       return refuse(401, 'The access token was issued for another audience.');
-    if (claims.expiresAt <= clock()) return refuse(401, 'The access token expired.');
+    if (claims.expiresAt <= clock().getTime()) return refuse(401, 'The access token expired.');
     const tenant = chooseTenant(claims.tenantIds, transportTenant);
     if (!tenant.ok) return refuse(403, tenant.reason);
     const standing = await options.people.current(tenant.tenantId, claims.subject);

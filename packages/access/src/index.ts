@@ -1,0 +1,12 @@
+export type { McpTokenRefusal } from './apiRoutes.js';
+export { refuseMcpTokens } from './apiRoutes.js';
+export type { Credentials, CredentialsOptions, MintRequest } from './credentials.js';
+export { chooseTenant, createCredentials } from './credentials.js';
+export type { TenantChoice } from './internal/connectionFor.js';
+export type { SwitchActor, Switches, SwitchesOptions } from './killSwitch.js';
+export { createSwitches } from './killSwitch.js';
+export type { OAuthOptions, VerifiedAccessToken } from './oauth.js';
+export { oauthAuthenticator } from './oauth.js';
+export type { PeopleSource, Standing } from './people.js';
+export { cachedPeople } from './people.js';
+export { planVisibility, toolsetVisibility } from './visibility.js';

@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { type Connection, createGatehouse, type Guard } from '@gatehousejs/core';
+import { createSqliteStores } from '@gatehousejs/stores';
+import Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import * as access from '../src/index.js';
+import { sqliteSwitches } from './examples/sqliteSwitches.js';
+
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+
+/** The pages this package documents; every TypeScript block on them is quoted from compiled code. */
+const PAGES = ['../README.md', '../../../docs/access/kill-switch.md'];
+const SOURCES = [
+  './examples/notesServer.ts',
+  './examples/tenants.ts',
+  './examples/oauth.ts',
+  './examples/cachedPeople.ts',
+  './examples/apiRoutes.ts',
+  './examples/sqliteSwitches.ts',
+  './docs.test.ts',
+];
+
+/** Lines without their indentation, so an indented excerpt matches its source. */
+const unindent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .join('\n')
+    .trim();
+const tsBlocks = (markdown: string) =>
+  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+const sources = SOURCES.map((path) => unindent(read(path)));
+const quoted = (snippet: string) => sources.some((source) => source.includes(unindent(snippet)));
+
+const connection = (tenantId: string): Connection<'notes.read'> => ({
+  connectionId: `conn_${tenantId}`,
+  tenantId,
+  creatorId: 'p1',
+  clientName: 'docs',
+  channel: 'mcp',
+  rights: new Set(['notes.read']),
+});
+
+/** A one-tool server with a server-wide guard, for the kill switch drill. */
+function switchedServer(guard: Guard) {
+  const gh = createGatehouse({ rights: ['notes.read'] as const, services: () => ({}) });
+  const findNotes = gh.defineTool({
+    name: 'find_notes',
+    description: 'Lists the notes.',
+    effect: 'read',
+    requires: ['notes.read'],
+    input: z.object({}),
+    presenter: { outputSchema: { type: 'object' }, present: () => ({}) },
+    run: () => ({}),
+  });
+  return gh.createServer({
+    name: 'notes',
+    version: '1.0.0',
+    tools: [findNotes],
+    authenticate: async () => ({ ok: false, status: 401, reason: 'unused' }),
+    guards: [guard],
+  });
+}
+
+describe('access docs', () => {
+  it('show only TypeScript copied from compiled, tested files', () => {
+    for (const page of PAGES) {
+      const blocks = tsBlocks(read(page));
+      expect(blocks.length, page).toBeGreaterThan(0);
+      for (const snippet of blocks) expect(quoted(snippet), `${page}:\n${snippet}`).toBe(true);
+    }
+  });
+
+  it('name every export of the package in its README, each in an example', () => {
+    const readme = read('../README.md');
+    const examples = tsBlocks(readme).join('\n');
+    for (const name of Object.keys(access)) {
+      expect(readme, name).toContain(`\`${name}\``);
+      expect(examples, name).toContain(`${name}(`);
+    }
+  });
+
+  it('run the README server: live rights, plan visibility, the tenant and global switches, audited', async () => {
+    const { server, credentials, switches, audit, members, token } = await import(
+      './examples/notesServer.js'
+    );
+    const signIn = async () => {
+      const decision = await credentials.authenticate({ token });
+      if (!decision.ok) throw new Error(decision.reason);
+      return decision.connection;
+    };
+    const ada = await signIn();
+    expect([...ada.rights]).toEqual(['notes.read', 'notes.export']);
+    expect((await server.listTools(ada)).map((t) => t.name)).toEqual(['find_notes']);
+    expect((await server.callTool(ada, 'find_notes', {})).structuredContent).toEqual({
+      status: 'ok',
+      result: { notes: [{ id: 'n1', text: 'Call Ada' }] },
+    });
+    const hidden = await server.callTool(ada, 'export_notes', {});
+    expect(hidden.structuredContent).toMatchObject({
+      error: { code: 'tool_hidden', message: expect.stringContaining('"free" plan') },
+    });
+
+    members.set('ws_1/ada', ['notes.export']);
+    const cut = await signIn();
+    expect([...cut.rights]).toEqual(['notes.export']);
+    expect((await server.callTool(cut, 'find_notes', {})).structuredContent).toMatchObject({
+      error: { code: 'missing_right' },
+    });
+    members.delete('ws_1/ada');
+    expect(await credentials.authenticate({ token })).toMatchObject({ ok: false, status: 401 });
+    members.set('ws_1/ada', ['notes.read', 'notes.export']);
+
+    await switches.setTenantAccess('ws_1', false, { actorId: 'ada', channel: 'admin' });
+    expect(await server.listTools(ada)).toEqual([]);
+    await switches.setTenantAccess('ws_1', true, { actorId: 'ada', channel: 'admin' });
+    await switches.setGlobal(true, { actorId: 'ops_jo', channel: 'cli' });
+    expect(await server.checkGate({ transport: 'http' })).toMatchObject({
+      status: 503,
+      retryAfterSeconds: 300,
+    });
+    await switches.setGlobal(false, { actorId: 'ops_jo', channel: 'cli' });
+    expect(await server.checkGate({ transport: 'http' })).toBeUndefined();
+    expect(audit.rows.map((r) => [r.action, r.actorId, r.channel])).toEqual([
+      ['token.create', 'ada', 'cli'],
+      ['switch.set', 'ada', 'admin'],
+      ['switch.set', 'ada', 'admin'],
+      ['switch.set', 'ops_jo', 'cli'],
+      ['switch.set', 'ops_jo', 'cli'],
+    ]);
+    expect(JSON.stringify(audit.rows)).not.toContain(token);
+  });
+
+  it('run the chooseTenant example: only a tenant of the credential, named when it serves several', async () => {
+    const { named, unnamed, foreign } = await import('./examples/tenants.js');
+    expect(named).toEqual({ ok: true, tenantId: 'ws_2' });
+    expect(unnamed).toMatchObject({ ok: false, reason: expect.stringContaining('name one') });
+    expect(foreign).toMatchObject({ ok: false, reason: expect.stringContaining('does not serve') });
+  });
+
+  it('run the OAuth example: this audience only, rights cut live', async () => {
+    const { authenticate } = await import('./examples/oauth.js');
+    const ok = await authenticate({ token: 'signed-for-notes' });
+    expect(ok.ok && [...ok.connection.rights]).toEqual(['notes.read']);
+    expect(await authenticate({ token: 'signed-for-another-server' })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+  });
+
+  it('run the cachedPeople example: a removed role works until ttlMs has passed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const { directory, people } = await import('./examples/cachedPeople.js');
+      const rights = async () => [...((await people.current('ws_1', 'ada'))?.rights ?? [])];
+      expect(await rights()).toEqual(['notes.read']);
+      directory.set('ws_1/ada', []);
+      vi.setSystemTime(Date.now() + 4_999);
+      expect(await rights()).toEqual(['notes.read']);
+      vi.setSystemTime(Date.now() + 1);
+      expect(await rights()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('run the refuseMcpTokens example: 401 for an MCP token in Authorization or a cookie', async () => {
+    const { listBookings } = await import('./examples/apiRoutes.js');
+    const get = (headers: Record<string, string>) =>
+      listBookings(new Request('http://booking.example/api/bookings', { headers }));
+    expect((await get({ authorization: 'Bearer ghmcp_abc' })).status).toBe(401);
+    expect((await get({ cookie: 'theme=dark; sid=ghmcp_abc' })).status).toBe(401);
+    const served = await get({ authorization: 'Bearer api_live_123' });
+    expect([served.status, await served.json()]).toEqual([200, { bookings: [] }]);
+  });
+
+  it('run the kill switch drill of the kill-switch page on the SQLite stores', async () => {
+    const db = new Database(':memory:');
+    try {
+      const stores = createSqliteStores(db);
+      const switches = sqliteSwitches(stores);
+      const server = switchedServer(switches.guard);
+      expect(await server.checkGate({ transport: 'http' })).toBeUndefined();
+      // #region drill
+      await switches.setGlobal(true, { actorId: 'ops_jo', channel: 'cli' }); // every MCP request: 503
+      await switches.setTenantAccess('t1', false, { actorId: 'ada', channel: 'admin' }); // t1 sees no tools
+      // #endregion drill
+      expect(await server.checkGate({ transport: 'http' })).toMatchObject({
+        status: 503,
+        retryAfterSeconds: 300,
+      });
+      expect(await server.listTools(connection('t1'))).toEqual([]);
+      expect((await server.listTools(connection('t2'))).length).toBeGreaterThan(0);
+      const refused = await server.callTool(connection('t1'), 'find_notes', {});
+      expect(refused.structuredContent).toMatchObject({ error: { code: 'tenant_disabled' } });
+      const rows = await stores.audit.list({ limit: 10 }); // two rows, in any order within one millisecond
+      expect(rows).toHaveLength(2);
+      expect(rows.map((r) => [r.action, r.actorId, r.channel, r.note])).toEqual(
+        expect.arrayContaining([
+          ['switch.set', 'ada', 'admin', 'before: default; after: false'],
+          ['switch.set', 'ops_jo', 'cli', 'before: default; after: true'],
+        ]),
+      );
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,206 @@
+import {
+  type Authenticate,
+  type Connection,
+  createGatehouse,
+  MemoryAuditStore,
+  MemoryReplayStore,
+  MemorySwitchStore,
+  type ServerOptions,
+  separateCommits,
+} from '@gatehousejs/core';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import {
+  cachedPeople,
+  createSwitches,
+  oauthAuthenticator,
+  planVisibility,
+  refuseMcpTokens,
+} from '../src/index.js';
+import { People } from './desk.js';
+
+const connection: Connection = {
+  connectionId: 'c1',
+  tenantId: 't1',
+  creatorId: 'alice',
+  clientName: 'x',
+  channel: 'mcp',
+  rights: new Set(),
+};
+const broken = {
+  get: () => Promise.reject(new Error('redis down')),
+  set: () => Promise.reject(new Error('x')),
+};
+const authenticate: Authenticate<'notes.write'> = async () => ({ ok: false, status: 401, reason: 'unused' });
+
+/** A server with one read and one write tool; `set_status` counts its runs. */
+function statusDesk(options: { server?: Partial<ServerOptions<'notes.write', object>> } = {}) {
+  let runs = 0;
+  const gh = createGatehouse({ rights: ['notes.write'] as const, services: () => ({}) });
+  const tools = [
+    gh.defineTool({
+      name: 'find_notes',
+      description: 'Lists the notes.',
+      effect: 'read',
+      input: z.object({}),
+      presenter: { outputSchema: { type: 'object' }, present: () => ({}) },
+      run: () => {
+        runs++;
+        return {};
+      },
+    }),
+    gh.defineTool({
+      name: 'set_status',
+      description: 'Sets the status of the note.',
+      effect: 'write',
+      input: z.object({ status: z.string() }),
+      presenter: {
+        outputSchema: { type: 'object', properties: { id: { type: 'string' }, run: { type: 'integer' } } },
+        present: (value: { id: string; run: number }) => value,
+      },
+      run: () => ({ id: 'n1', run: ++runs }),
+    }),
+  ];
+  const server = gh.createServer({
+    name: 'notes',
+    version: '1',
+    tools,
+    authenticate,
+    audit: new MemoryAuditStore(),
+    replay: { store: new MemoryReplayStore() },
+    unitOfWork: separateCommits(),
+    ...options.server,
+  });
+  const call = (tool: string, args: Record<string, unknown>) =>
+    server.callTool(connection as Connection<'notes.write'>, tool, args);
+  return { server, call, runs: () => runs };
+}
+
+describe('createSwitches', () => {
+  it('refuses a bad retry hint and fails closed when the tenant switch cannot be read', async () => {
+    expect(() =>
+      createSwitches({ store: broken, audit: new MemoryAuditStore(), retryAfterSeconds: 0 }),
+    ).toThrow(/retryAfterSeconds/);
+    const switches = createSwitches({ store: broken, audit: new MemoryAuditStore() });
+    expect(await switches.guard.connection!(connection)).toMatchObject({ code: 'store_unavailable' });
+    await expect(Promise.resolve(switches.guard.gate!({ transport: 'http' }))).rejects.toThrow('redis down');
+    const desk = statusDesk({ server: { guards: [switches.guard] } });
+    expect(await desk.server.listTools(connection as Connection<'notes.write'>)).toEqual([]);
+    expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({
+      error: { code: 'store_unavailable' },
+    });
+    expect(desk.runs()).toBe(0);
+  });
+
+  it('uses the tenant default defined once', async () => {
+    const off = createSwitches({
+      store: new MemorySwitchStore(),
+      audit: new MemoryAuditStore(),
+      tenantDefault: false,
+    });
+    expect(await off.guard.connection!(connection)).toMatchObject({ code: 'tenant_disabled' });
+    expect(await off.guard.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+      code: 'tenant_disabled',
+    });
+    await off.setTenantAccess('t1', true, { actorId: 'a', channel: 'admin' });
+    expect(await off.guard.connection!(connection)).toBeUndefined();
+    expect(await off.guard.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+      code: 'tenant_disabled',
+    });
+  });
+});
+
+describe('oauthAuthenticator (I21)', () => {
+  const people = new People();
+  people.set('t1', 'alice', { active: true, rights: ['notes.read'] });
+  const claims = {
+    audience: 'https://mcp.example/mcp',
+    subject: 'alice',
+    tenantIds: ['t1'],
+    rights: ['notes.read', 'notes.write'],
+    expiresAt: 10_000,
+    grantId: 'g1',
+    clientLabel: 'claude',
+  };
+  const authenticate = oauthAuthenticator({
+    verify: async (token) =>
+      token === 'good'
+        ? claims
+        : token === 'other-aud'
+          ? { ...claims, audience: ['https://other.example'] }
+          : token === 'old'
+            ? { ...claims, expiresAt: 1 }
+            : undefined,
+    audience: 'https://mcp.example/mcp',
+    people,
+    clock: () => new Date(5_000),
+  });
+
+  it('accepts only tokens for this audience, unexpired, with live rights', async () => {
+    const ok = await authenticate({ token: 'good' });
+    expect(ok.ok && [...ok.connection.rights]).toEqual(['notes.read']);
+    for (const token of ['other-aud', 'old', 'forged'])
+      expect(await authenticate({ token })).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('requires verify and audience', () => {
+    expect(() => oauthAuthenticator({ verify: undefined as never, audience: 'a', people })).toThrow(/verify/);
+  });
+});
+
+describe('refuseMcpTokens (I5)', () => {
+  const isMcp = (v: string | null | undefined) =>
+    typeof v === 'string' && v.replace(/^Bearer\s+/i, '').startsWith('ghmcp_');
+  const refusal = refuseMcpTokens(isMcp);
+
+  it('answers 401 on API routes to an MCP token in Authorization or a cookie, and passes API tokens', async () => {
+    expect(
+      refusal.check(new Request('http://x/api', { headers: { authorization: 'Bearer ghmcp_abc' } }))?.status,
+    ).toBe(401);
+    expect(
+      refusal.check(new Request('http://x/api', { headers: { cookie: 'a=1; sid=ghmcp_abc' } }))?.status,
+    ).toBe(401);
+    expect(
+      refusal.check(new Request('http://x/api', { headers: { authorization: 'Bearer api_123' } })),
+    ).toBeUndefined();
+    const res = { writeHead: vi.fn(), end: vi.fn() };
+    const next = vi.fn();
+    refusal.middleware({ headers: { authorization: 'Bearer ghmcp_abc' } }, res, next);
+    expect(res.writeHead).toHaveBeenCalledWith(401, expect.any(Object));
+    expect(next).not.toHaveBeenCalled();
+    refusal.middleware({ headers: { authorization: 'Bearer api_123' } }, res, next);
+    expect(next).toHaveBeenCalledOnce();
+  });
+});
+
+describe('cachedPeople', () => {
+  it('serves a removed role for at most ttlMs (the documented weakening of I4)', async () => {
+    const people = new People();
+    people.set('t1', 'alice', { active: true, rights: ['notes.write'] });
+    let now = 0;
+    const cached = cachedPeople(people, { ttlMs: 1_000, clock: () => new Date(now) });
+    expect([...(await cached.current('t1', 'alice'))!.rights]).toEqual(['notes.write']);
+    people.set('t1', 'alice', { active: true, rights: [] });
+    now = 999;
+    expect([...(await cached.current('t1', 'alice'))!.rights]).toEqual(['notes.write']);
+    now = 1_000;
+    expect([...(await cached.current('t1', 'alice'))!.rights]).toEqual([]);
+    expect(() => cachedPeople(people, { ttlMs: 0 })).toThrow(/ttlMs/);
+  });
+});
+
+describe('planVisibility', () => {
+  it('hides a tool the tenant’s plan does not include, naming the plans that do', async () => {
+    const rule = planVisibility({
+      planOf: async (t) => (t === 't1' ? 'free' : 'pro'),
+      plans: { page_technician: ['pro', 'enterprise'] },
+    });
+    const tool = { name: 'page_technician', title: undefined, effect: 'wake' as const, requires: [] };
+    expect(await rule(tool, connection)).toMatchObject({
+      reason: expect.stringContaining('free'),
+      fix: expect.stringContaining('"pro"'),
+    });
+    expect(await rule(tool, { ...connection, tenantId: 't2' })).toBeUndefined();
+    expect(await rule({ ...tool, name: 'find_notes' }, connection)).toBeUndefined();
+  });
+});
