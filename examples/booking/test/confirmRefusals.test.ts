@@ -58,7 +58,7 @@ describe('a refused confirmation kills its token (I9)', () => {
     db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
     const changed = structured(await confirm(client, preview));
     expect(changed.error?.code).toBe('changed_since_preview');
-    const renewed = (changed.error?.details as { preview: Preview }).preview;
+    const renewed = (changed.error!.details as { preview: Preview }).preview;
     db.prepare("UPDATE bookings SET duration_minutes = 90 WHERE id = 'bk_ada_boiler'").run();
     db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
     expect(structured(await confirm(client, renewed)).status).toBe('ok');

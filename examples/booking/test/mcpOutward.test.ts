@@ -32,7 +32,11 @@ describe('outward tools', () => {
     expect(t.count('outbound_pages')).toBe(0);
     const sent = structured(await confirm(client, preview));
     expect(sent.status).toBe('ok');
-    expect(structured(await confirm(client, preview))).toEqual({ ...sent, replayed: true, replay_note: REPLAY_NOTE });
+    expect(structured(await confirm(client, preview))).toEqual({
+      ...sent,
+      replayed: true,
+      replay_note: REPLAY_NOTE,
+    });
     const reused = await client.callTool('confirm_action', {
       confirm_token: preview.confirm_token,
       confirm_summary: preview.confirm_summary,

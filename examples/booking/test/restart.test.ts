@@ -4,12 +4,13 @@
  * what Gatehouse keeps in that file (pending actions, replay records,
  * switches, credentials) is still in force afterwards.
  */
-import { REPLAY_NOTE } from '@gatehousejs/core';
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPLAY_NOTE } from '@gatehousejs/core';
 import { RawStdioClient } from '@gatehousejs/testing';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';

@@ -40,7 +40,9 @@ export function stripHiddenDeep<T extends Json>(value: T): T {
     for (let i = 0; i < value.length; i++) {
       const item = value[i] as Json;
       const clean = stripHiddenDeep(item);
-      if (clean !== item) (changed ??= value.slice())[i] = clean;
+      if (clean === item) continue;
+      changed ??= value.slice();
+      changed[i] = clean;
     }
     return (changed ?? value) as T;
   }
