@@ -1,7 +1,7 @@
 import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
-import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
+import { type LockOptions, writer } from './internal/writes.js';
 
 interface AuditRecord {
   readonly id: string;

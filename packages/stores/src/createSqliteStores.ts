@@ -1,3 +1,4 @@
+import type { UnitOfWork } from '@gatehousejs/core';
 import { SqliteAuditStore } from './auditStore.js';
 import { SqliteCredentialStore } from './credentialStore.js';
 import type { SqliteDatabase } from './database.js';
@@ -8,7 +9,6 @@ import { SqliteRateBucketStore } from './rateBucketStore.js';
 import { SqliteReplayStore } from './replayStore.js';
 import { SqliteSwitchStore } from './switchStore.js';
 import { createWriteLock, sqliteUnitOfWork, type WriteLock } from './unitOfWork.js';
-import type { UnitOfWork } from '@gatehousejs/core';
 
 /** Options of {@link createSqliteStores}. */
 export interface SqliteStoresOptions extends SqlitePendingActionStoreOptions {

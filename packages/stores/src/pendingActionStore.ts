@@ -1,8 +1,8 @@
 import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
-import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { duration, type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
+import { type LockOptions, writer } from './internal/writes.js';
 
 /** Options of {@link SqlitePendingActionStore}. */
 export interface SqlitePendingActionStoreOptions extends SweepOptions, LockOptions {
@@ -142,7 +142,12 @@ export class SqlitePendingActionStore implements PendingActionStore {
   }
 
   /** Inside a unit of work (`unit` given) the change joins its transaction; else it commits on its own. */
-  transition(id: string, from: readonly PendingStatus[], to: PendingStatus, unit?: unknown): Promise<boolean> {
+  transition(
+    id: string,
+    from: readonly PendingStatus[],
+    to: PendingStatus,
+    unit?: unknown,
+  ): Promise<boolean> {
     return this.#write(unit, () => this.transitionSync(id, from, to));
   }
 

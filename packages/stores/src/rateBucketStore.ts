@@ -4,11 +4,11 @@ import {
   type RateBucketStore,
   type TakeResult,
 } from '@gatehousejs/core';
-import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { type BucketState, refundToken, takeToken } from './internal/bucket.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
+import { type LockOptions, writer } from './internal/writes.js';
 
 /** Options of {@link SqliteRateBucketStore}. */
 export interface SqliteRateBucketStoreOptions extends SweepOptions, LockOptions {}

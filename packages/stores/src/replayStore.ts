@@ -32,7 +32,13 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
     'SELECT state, arguments_digest, result FROM gatehouse_replay WHERE key = ?',
   );
   // Completes only the claim holding `fence`; a lapsed lease nobody took over (row swept) completes too.
-  const complete = db.prepare<{ key: string; fence: string; digest: string; result: string; expiresAt: number }>(
+  const complete = db.prepare<{
+    key: string;
+    fence: string;
+    digest: string;
+    result: string;
+    expiresAt: number;
+  }>(
     `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at, fence)
      VALUES (@key, 'completed', @digest, @result, @expiresAt, NULL)
      ON CONFLICT (key) DO UPDATE SET state = 'completed', arguments_digest = excluded.arguments_digest,

@@ -1,7 +1,7 @@
 import type { SwitchStore } from '@gatehousejs/core';
-import { type LockOptions, writer } from './internal/writes.js';
 import type { SqliteDatabase } from './database.js';
 import { assertSchema } from './internal/schemaVersion.js';
+import { type LockOptions, writer } from './internal/writes.js';
 
 function prepareSwitches(db: SqliteDatabase) {
   const read = db.prepare<[string], { is_on: 0 | 1 }>('SELECT is_on FROM gatehouse_switches WHERE key = ?');

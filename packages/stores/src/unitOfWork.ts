@@ -61,7 +61,8 @@ const unavailable = (message: string) =>
  */
 export function sqliteUnitOfWork(db: SqliteDatabase, lock: WriteLock): UnitOfWork<SqliteDatabase> {
   checkHandle(db);
-  if (typeof lock?.run !== 'function') throw new ConfigurationError('sqliteUnitOfWork: lock must have run().');
+  if (typeof lock?.run !== 'function')
+    throw new ConfigurationError('sqliteUnitOfWork: lock must have run().');
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -85,7 +86,8 @@ export function sqliteUnitOfWork(db: SqliteDatabase, lock: WriteLock): UnitOfWor
           undo();
           throw error;
         }
-        if (!db.inTransaction) throw new Error('sqliteUnitOfWork: SQLite ended the transaction before COMMIT.');
+        if (!db.inTransaction)
+          throw new Error('sqliteUnitOfWork: SQLite ended the transaction before COMMIT.');
         try {
           commit.run();
         } catch (error) {
