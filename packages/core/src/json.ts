@@ -14,3 +14,7 @@ export interface JsonObject {
 export interface JsonSchema {
   readonly [keyword: string]: unknown;
 }
+
+/** Whether `value` is a plain object (not null, not an array): the shape of JSON-RPC params and tool arguments. */
+export const isPlainObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -26,6 +26,7 @@ import type { Connection } from '../context.js';
 import { ToolError, type ToolErrorInit } from '../errors.js';
 import { contentDigest } from '../internal/contentDigest.js';
 import type { JsonObject } from '../json.js';
+import { isPlainObject } from '../json.js';
 import type { PendingAction } from '../storage/pendingActionStore.js';
 import type { ArgumentCaps } from './caps.js';
 import { appendAudit, CallServices, objectIdsOf, prepareTool, type Runner, runTool } from './execute.js';
@@ -70,9 +71,6 @@ const unknownTool = (name: string): ToolErrorInit => ({
   message: `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`,
   fix: 'Call tools/list to see the tools available to this connection.',
 });
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isToken = (taken: RateToken | ToolErrorInit): taken is RateToken => 'key' in taken;
 
@@ -406,7 +404,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const hidden = await visibility.refusal(plan.tool, connection);
     if (hidden) {
       // a confirmation refused here (a workspace switched off) still kills its token (I9)
-      if (plan.kind === 'confirm' && confirm && isObject(args))
+      if (plan.kind === 'confirm' && confirm && isPlainObject(args))
         await confirm.killIfOurs(args.confirm_token, { connection });
       return refuse(hidden);
     }

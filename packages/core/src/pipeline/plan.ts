@@ -2,6 +2,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { EFFECT_TRAITS, type Effect } from '../effects.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
+import { isPlainObject } from '../json.js';
 import type { Creates, ToolDefinition, ToolListing } from '../tool.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
 import { duplicateCheck } from './duplicate.js';
@@ -129,9 +130,6 @@ export interface ReadArguments {
   readonly own: JsonObject;
   readonly guardArguments: { readonly [name: string]: Json };
 }
-
-const isPlainObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const wellFormed = (text: string) => !LONE_SURROGATE.test(text);

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors.js';
 import type { Json } from '../json.js';
+import { isPlainObject } from '../json.js';
 
 /** Default most bytes of a request body read before it is refused with 413: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
@@ -70,9 +71,6 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rea
 /** The answer to a JSON-RPC batch (an array; 2025-11-25 and later have no batching). */
 export const batchRefused = (per: 'HTTP POST' | 'line'): string =>
   `JSON-RPC batches are not supported: send one request per ${per}.`;
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The short answer to a `tools/call` whose params are malformed (the SDK would dump its validator's issues). */
 export const MALFORMED_TOOLS_CALL =

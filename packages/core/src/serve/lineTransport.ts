@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Json } from '../json.js';
+import { isPlainObject } from '../json.js';
 import { byteLimit, type EdgeAnswer, rpcIdOf, screenMessage } from './body.js';
 
 /** Options of {@link StdioLineTransport}. */
@@ -9,9 +10,6 @@ export interface StdioLineTransportOptions {
 }
 
 const NEWLINE = 0x0a;
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Newline-delimited JSON-RPC over a pair of streams (stdin/stdout), for SDK v2
