@@ -52,19 +52,14 @@ const workspaces = new WeakMap<Actor, Workspace>();
 export function workspaceOf(deps: ServiceDeps, actor: Actor): Workspace {
   let workspace = workspaces.get(actor);
   if (!workspace) {
-    workspace = loadWorkspace(deps.db, actor.workspaceId);
+    workspace = deps.db
+      .prepare<[string], Workspace>('SELECT id, name, zone, currency FROM workspaces WHERE id = ?')
+      .get(actor.workspaceId);
+    // it exists for every authenticated actor
+    if (!workspace) throw new Error('The workspace of an authenticated actor is missing.');
     workspaces.set(actor, workspace);
   }
   return workspace;
-}
-
-/** The workspace a caller acts in; it exists for every authenticated actor. */
-export function loadWorkspace(db: SqliteDatabase, id: string): Workspace {
-  const row = db
-    .prepare<[string], Workspace>('SELECT id, name, zone, currency FROM workspaces WHERE id = ?')
-    .get(id);
-  if (!row) throw new Error('The workspace of an authenticated actor is missing.');
-  return row;
 }
 
 /** Epoch milliseconds as a zoned date-time. */
