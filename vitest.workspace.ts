@@ -14,6 +14,7 @@ export const alias = [
   { find: '@gatehousejs/presenters', replacement: src('./packages/presenters/src/index.ts') },
   { find: '@gatehousejs/guards', replacement: src('./packages/guards/src/index.ts') },
   { find: '@gatehousejs/access', replacement: src('./packages/access/src/index.ts') },
+  { find: '@gatehousejs/stores/postgres', replacement: src('./packages/stores/src/postgres.ts') },
   { find: '@gatehousejs/stores', replacement: src('./packages/stores/src/index.ts') },
   { find: '@gatehousejs/testing/vitest', replacement: src('./packages/testing/src/vitest.ts') },
   { find: '@gatehousejs/testing/fuzz', replacement: src('./packages/testing/src/fuzz.ts') },
