@@ -4,7 +4,14 @@ import type { BucketLimit, RateBucketStore } from '../storage/rateBucketStore.js
 
 /** Options of the rate stage (I7): `createServer({ rate })`. */
 export interface RateOptions {
+  /** The bucket store of every effect class not listed in `stores`. */
   readonly store: RateBucketStore;
+  /**
+   * A store per effect-class bucket; buckets not listed use `store`. A SQLite
+   * host gives `read` a per-process `MemoryRateBucketStore`, so a read call
+   * writes nothing to the database (each process then grants its own read budget).
+   */
+  readonly stores?: Partial<Record<Effect, RateBucketStore>>;
   /** Limits per effect class; classes not listed use `fallback`. */
   readonly limits?: Partial<Record<Effect, BucketLimit>>;
   /** Default 60 calls at once, refilled at 1 per second. */
@@ -15,6 +22,8 @@ export interface RateOptions {
 export interface RateToken {
   readonly key: string;
   readonly limit: BucketLimit;
+  /** The store the token came from, and goes back to. */
+  readonly store: RateBucketStore;
 }
 
 const checkLimit = (label: string, limit: BucketLimit) => {
@@ -25,34 +34,62 @@ const checkLimit = (label: string, limit: BucketLimit) => {
   }
 };
 
+const isStore = (store: RateBucketStore | undefined): store is RateBucketStore =>
+  typeof store?.take === 'function' && typeof store.refund === 'function';
+
+const checkEffect = (what: string, effect: string) => {
+  if (!EFFECTS.includes(effect as Effect))
+    throw new ConfigurationError(`createServer: ${what} for unknown effect class ${effect}.`);
+};
+
+/** The store of each bucket: `stores[bucket]`, else `store`; refuses anything that is not a store. */
+function bucketStores(options: RateOptions): Readonly<Record<Effect, RateBucketStore>> {
+  if (!isStore(options.store)) {
+    throw new ConfigurationError('createServer: rate.store must be a RateBucketStore (take and refund).');
+  }
+  if (options.stores !== undefined && (typeof options.stores !== 'object' || options.stores === null)) {
+    throw new ConfigurationError('createServer: rate.stores must map effect classes to RateBucketStores.');
+  }
+  for (const [effect, store] of Object.entries(options.stores ?? {})) {
+    checkEffect('rate.stores entry', effect);
+    if (!isStore(store)) {
+      throw new ConfigurationError(
+        `createServer: rate.stores.${effect} must be a RateBucketStore (take and refund).`,
+      );
+    }
+  }
+  const byEffect = EFFECTS.map((effect) => [effect, options.stores?.[effect] ?? options.store]);
+  return Object.freeze(Object.fromEntries(byEffect) as Record<Effect, RateBucketStore>);
+}
+
 /**
  * The rate stage of core's pipeline (I7): every call takes one token at
  * admission, before any argument work, from its bucket: the tool's effect
  * class, or `read` for `confirm_action`, `reject_action` and other built-ins
- * (the token a preview took covers its confirmation). A replay answer gives
- * its token back. An empty bucket is `rate_limited` with
+ * (the token a preview took covers its confirmation), held by that bucket's
+ * store (`stores[bucket]`, else `store`). A replay answer gives its token back
+ * to the store it came from. An empty bucket is `rate_limited` with
  * `retry_after_seconds`; a store that fails refuses the call (fails closed).
+ * Refuses (ConfigurationError) a store without take and refund, bad limits and
+ * unknown effect classes.
  */
 export function rateStage(options: RateOptions, clock: () => Date) {
-  if (typeof options.store?.take !== 'function' || typeof options.store.refund !== 'function') {
-    throw new ConfigurationError('createServer: rate.store must be a RateBucketStore (take and refund).');
-  }
+  const stores = bucketStores(options);
   const fallback = options.fallback ?? { capacity: 60, refillPerSecond: 1 };
   checkLimit('fallback', fallback);
   for (const [effect, limit] of Object.entries(options.limits ?? {})) {
-    if (!EFFECTS.includes(effect as Effect))
-      throw new ConfigurationError(`createServer: rate limit for unknown effect class ${effect}.`);
+    checkEffect('rate limit', effect);
     checkLimit(effect, limit);
   }
-  const { store } = options;
   return Object.freeze({
     /** Takes a token for `bucket`; a refusal when the bucket is empty or the store fails. */
     async take(connectionId: string, bucket: Effect): Promise<RateToken | ToolErrorInit> {
       const limit = options.limits?.[bucket] ?? fallback;
       const key = `${connectionId}:${bucket}`;
+      const store = stores[bucket];
       try {
         const taken = await store.take(key, limit, clock().getTime());
-        if (taken.ok) return { key, limit };
+        if (taken.ok) return { key, limit, store };
         const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
         return {
           code: 'rate_limited',
@@ -68,9 +105,9 @@ export function rateStage(options: RateOptions, clock: () => Date) {
         };
       }
     },
-    /** Gives a token back (a replay answer ran nothing). Never throws. */
+    /** Gives a token back to its store (a replay answer ran nothing). Never throws. */
     async refund(token: RateToken): Promise<void> {
-      await store.refund(token.key, token.limit, clock().getTime()).catch(() => undefined);
+      await token.store.refund(token.key, token.limit, clock().getTime()).catch(() => undefined);
     },
   });
 }
