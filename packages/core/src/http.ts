@@ -8,7 +8,10 @@ import { LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { refusalLogOf } from './serve/refusalLog.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
+import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
+
+export type { UnavailableOptions } from './serve/unavailable.js';
 
 /** Options of {@link createHttpHandler}. */
 export interface HttpOptions {
@@ -37,6 +40,14 @@ export interface HttpOptions {
    * trust). `createNodeListener` and `listen` default to the socket's address.
    */
   readonly clientAddress?: (request: Request) => string | undefined;
+  /**
+   * When a store admission reads (the kill switch's switch store, the
+   * credential store behind the authenticator) fails or answers slower than
+   * `timeoutMs` (default 5 s): every request answers HTTP 503 with a JSON-RPC error
+   * naming no cause, with `Retry-After` of `retryAfterSeconds` (default 5);
+   * the error goes to `onerror`, one line per window to the refusal log.
+   */
+  readonly unavailable?: UnavailableOptions;
   /** Serve 2025-era clients statelessly (default) or refuse them. */
   readonly legacy?: 'stateless' | 'reject';
   /**
@@ -74,7 +85,8 @@ function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Co
  * transport) runs in this order: gate checks such as the kill switch (503 +
  * `Retry-After`), `Host` and `Origin` (403), the bearer credential (401 +
  * `WWW-Authenticate`), and the host's authenticator (401/403); refusals go to
- * `logger`, rate-limited. Nothing is cached between requests: every request is
+ * `logger`, rate-limited. A store behind a gate check or the authenticator
+ * that fails or is too slow answers 503 with `Retry-After` (`unavailable`). Nothing is cached between requests: every request is
  * authenticated afresh, so rights and switches are live (I4, I6). Only an
  * admitted request's body is read, within `maxBodyBytes` (413 beyond it); a
  * JSON-RPC batch is refused (400) before any of its requests runs.
@@ -92,6 +104,7 @@ export function createHttpHandler<TRight extends string>(
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
   const log = refusalLogOf(options.logger, server);
+  const outage = outageOf(options.unavailable, 'createHttpHandler', options.onerror);
   const mcp = createMcpHandler(
     (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
     {
@@ -116,6 +129,7 @@ export function createHttpHandler<TRight extends string>(
         clientAddress: () => options.clientAddress?.(request),
       },
       log,
+      outage,
     );
     if ('refusal' in admission) return refusalResponse(admission.refusal, options);
     const { connection } = admission;

@@ -8,6 +8,7 @@
  */
 export type { StdioLineTransportOptions } from './serve/lineTransport.js';
 export { StdioLineTransport } from './serve/lineTransport.js';
+export type { UnavailableOptions } from './serve/unavailable.js';
 export type { GatedRequest, GateMiddleware, GateMiddlewareOptions } from './serve/v1Gate.js';
 export { createGateMiddleware } from './serve/v1Gate.js';
 export type { MountOptions } from './serve/v1Tools.js';

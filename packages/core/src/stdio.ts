@@ -10,10 +10,12 @@ import { StdioLineTransport } from './serve/lineTransport.js';
 import { refusalLogOf } from './serve/refusalLog.js';
 import { screenIncoming } from './serve/screen.js';
 import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
+import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
 export type { StdioLineTransportOptions } from './serve/lineTransport.js';
 export { StdioLineTransport } from './serve/lineTransport.js';
+export type { UnavailableOptions } from './serve/unavailable.js';
 
 /** Options of {@link serveStdio}. */
 export interface StdioOptions {
@@ -39,6 +41,14 @@ export interface StdioOptions {
    * one "N suppressed" line. Default: the server's `logger`.
    */
   readonly logger?: Logger;
+  /**
+   * When a store admission reads (the kill switch's switch store, the
+   * credential store behind the authenticator) fails or answers slower than
+   * `timeoutMs` (default 5 s): every request answers the JSON-RPC error -32053 (`retry_after_seconds` in its data)
+   * naming no cause, with `Retry-After` of `retryAfterSeconds` (default 5);
+   * the error goes to `onerror`, one line per window to the refusal log.
+   */
+  readonly unavailable?: UnavailableOptions;
   /** The stream to read instead of the process's stdin (e.g. a socket, or a pipe in tests). */
   readonly input?: Readable | undefined;
   /** The stream to write instead of the process's stdout. */
@@ -71,7 +81,9 @@ function wireOf(options: StdioOptions, maxBodyBytes: number): Transport {
  * then the authenticator) runs on every request, so a kill switch, a revoked
  * token or a removed right applies to the very next call; refusals are
  * JSON-RPC errors (503 carries `retry_after_seconds`) and are logged to
- * `logger`. Lines are read within `maxBodyBytes`; a batch, an oversized line
+ * `logger`. A store behind a gate check or the authenticator that fails or
+ * is too slow answers -32053 "Temporarily unavailable; retry shortly."
+ * (`unavailable`); the next request tries again. Lines are read within `maxBodyBytes`; a batch, an oversized line
  * or a `tools/call` with malformed params is answered before anything runs.
  */
 export function serveStdio<TRight extends string>(
@@ -83,8 +95,10 @@ export function serveStdio<TRight extends string>(
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'serveStdio');
   const wire = wireOf(options, maxBodyBytes);
   const log = refusalLogOf(options.logger, server);
+  const outage = outageOf(options.unavailable, 'serveStdio', options.onerror);
   const connection = async (): Promise<Connection<TRight>> => {
-    const admission = await admit(server, { transport: 'stdio', token, tenant: options.tenant }, log);
+    const request = { transport: 'stdio', token, tenant: options.tenant } as const;
+    const admission = await admit(server, request, log, outage);
     if ('refusal' in admission) throw gateProtocolError(admission.refusal);
     return admission.connection;
   };

@@ -11,7 +11,7 @@ import { listen } from '../src/node.js';
 import { admit, type HttpAdmissionRequest } from '../src/serve/admission.js';
 import { LOCAL_HOSTNAMES } from '../src/serve/hostOrigin.js';
 import { serveStdio } from '../src/stdio.js';
-import { notesServer, TOKEN_T1 } from './fixtures/notesServer.js';
+import { notesServer, SECRET_ERROR, TOKEN_T1 } from './fixtures/notesServer.js';
 import { httpHost } from './fixtures/v1Carriers.js';
 import { notesApp, v1Host } from './fixtures/v1Notes.js';
 import { recordingLogger } from './recording.js';
@@ -92,10 +92,25 @@ describe('admit', () => {
     expect(app.transportTenants).toEqual(['t1', undefined]);
   });
 
-  it('rejects when a gate check throws, so the transport fails closed', async () => {
+  it('refuses with 503 at step unavailable when a gate check throws, and reports the error', async () => {
     const app = notesServer();
     app.broken.gate = true;
-    await expect(admit(app.server, http())).rejects.toThrow();
+    const outage = { retryAfterSeconds: 7, timeoutMs: 1_000, onerror: app.onerror };
+    const admission = await admit(app.server, http(), undefined, outage);
+    expect(admission).toEqual({
+      step: 'unavailable',
+      refusal: { status: 503, reason: 'Temporarily unavailable; retry shortly.', retryAfterSeconds: 7 },
+    });
+    expect(app.authCalls).toEqual([]);
+    expect(app.reported.map((e) => e.message)).toEqual([SECRET_ERROR]);
+  });
+
+  it('rejects when the transport tenant reader throws (host code, not a store), so the transport fails closed', async () => {
+    const app = notesServer();
+    const tenant = () => {
+      throw new Error(SECRET_ERROR);
+    };
+    await expect(admit(app.server, http({ tenant }))).rejects.toThrow(SECRET_ERROR);
     expect(app.authCalls).toEqual([]);
   });
 });

@@ -327,7 +327,35 @@ for (const carrier of CARRIERS) {
         expect(still.isError).toBeFalsy();
       });
 
-      it.each(['authenticate', 'gate', 'visibility'] as const)(
+      it.each(['authenticate', 'gate'] as const)(
+        'answers 503 "temporarily unavailable" naming no cause and reports to onerror when the %s hook throws, and serves again once it answers',
+        async (hook) => {
+          const app = notesServer();
+          await using session = await carrier.open(app, TOKEN_T1, era);
+          app.broken[hook] = true;
+
+          const error = await session.client.listTools().then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+
+          expect(error).toBeInstanceOf(Error);
+          const seen = `${String(error)} ${JSON.stringify(error)}`;
+          for (const leak of LEAKS) expect(seen).not.toContain(leak);
+          if (error instanceof ProtocolError) {
+            expect(error.code).toBe(-32053);
+            expect(error.message).toContain('Temporarily unavailable; retry shortly.');
+            expect(error.data).toEqual({ status: 503, retry_after_seconds: 5 });
+          } else expect((error as SdkHttpError).data).toMatchObject({ status: 503 });
+          expect(app.reported.map((e) => e.message)).toContain(SECRET_ERROR);
+          expect(app.services).toEqual([]);
+
+          app.broken[hook] = false;
+          expect((await session.client.listTools()).tools).toHaveLength(4);
+        },
+      );
+
+      it.each(['visibility'] as const)(
         'answers a bare internal error and reports the cause to onerror when the %s hook throws',
         async (hook) => {
           const app = notesServer();
@@ -509,7 +537,7 @@ describe('createHttpHandler', () => {
     ]);
   });
 
-  it('answers a bare 500 and reports to onerror when the authenticator throws', async () => {
+  it('answers 503 with Retry-After naming no cause, and reports to onerror, when the authenticator throws', async () => {
     const app = notesServer();
     const handler = createHttpHandler(app.server, { onerror: app.onerror });
     app.broken.authenticate = true;
@@ -521,12 +549,17 @@ describe('createHttpHandler', () => {
       }),
     );
 
-    expect(response.status).toBe(500);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
     const body = await response.text();
     expect(JSON.parse(body)).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32603, message: 'Internal error' },
+      error: {
+        code: -32053,
+        message: 'Temporarily unavailable; retry shortly.',
+        data: { status: 503, retry_after_seconds: 5 },
+      },
     });
     for (const leak of LEAKS) expect(body).not.toContain(leak);
     expect(app.reported.map((e) => e.message)).toEqual([SECRET_ERROR]);

@@ -424,16 +424,21 @@ describe('createGateMiddleware', () => {
     expect(app.services).toEqual([]);
   });
 
-  it('answers a bare 500 and reports the cause to onerror when the authenticator throws', async () => {
+  it('answers 503 with Retry-After naming no cause, and reports it to onerror, when the authenticator throws', async () => {
     const app = notesApp();
     await using host = await httpHost(app, 'Server', 'stateless');
     app.broken.authenticate = true;
     const answer = await raw(host.url, bearer);
-    expect(answer.status).toBe(500);
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
     expect(JSON.parse(answer.body)).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32603, message: 'Internal error' },
+      error: {
+        code: -32053,
+        message: 'Temporarily unavailable; retry shortly.',
+        data: { status: 503, retry_after_seconds: 5 },
+      },
     });
     expect(app.reported.map((e) => e.message)).toEqual([SECRET_ERROR]);
     expect(app.services).toEqual([]);
@@ -686,7 +691,7 @@ describe('mountGatehouse', () => {
       app.killSwitch.on = false;
       app.broken.authenticate = true;
       const failed = await rpcError(session.listTools());
-      expect(failed).toMatchObject({ code: -32603 });
+      expect(failed).toMatchObject({ code: -32053, data: { status: 503, retry_after_seconds: 5 } });
       for (const leak of LEAKS) expect(failed.message).not.toContain(leak);
       app.broken.authenticate = false;
       app.grants.delete(TOKEN_T1);

@@ -1,10 +1,13 @@
-import type { Connection, GateRefusal } from '../context.js';
+import type { AuthDecision, Connection, GateRefusal, PresentedCredential } from '../context.js';
 import type { GatehouseServer } from '../server.js';
 import { bearerRefusal, readBearer } from './bearer.js';
 import { checkHost, checkOrigin } from './hostOrigin.js';
 import { type AdmissionStep, type RefusalLog, silentRefusalLog } from './refusalLog.js';
+import { reportTo } from './report.js';
+import { DEFAULT_OUTAGE, type Outage, unavailableRefusal, within } from './unavailable.js';
 
 export type { AdmissionStep } from './refusalLog.js';
+export type { Outage, UnavailableOptions } from './unavailable.js';
 
 /** An HTTP request as admission sees it: headers only, never the body. */
 export interface HttpAdmissionRequest {
@@ -35,14 +38,31 @@ export type Admission<TRight extends string = string> =
   | { readonly connection: Connection<TRight> }
   | { readonly refusal: GateRefusal; readonly step: AdmissionStep };
 
-type Decided = { readonly refusal: GateRefusal; readonly step: AdmissionStep } | { readonly token: string };
+type Refused = { readonly refusal: GateRefusal; readonly step: AdmissionStep };
+type Decided = Refused | { readonly token: string };
+
+/** A store behind `during` failed or was too slow: reported to `onerror`, answered with a 503 naming no cause. */
+function storeDown(error: unknown, outage: Outage): Refused {
+  reportTo(outage.onerror, error);
+  return { refusal: unavailableRefusal(outage), step: 'unavailable' };
+}
 
 /** The steps before the authenticator: gate checks, then Host/Origin and bearer where the transport has them. */
 async function beforeCredential<TRight extends string>(
   server: GatehouseServer<TRight>,
   request: AdmissionRequest,
+  outage: Outage,
 ): Promise<Decided> {
-  const gated = await server.checkGate({ transport: request.transport });
+  let gated: GateRefusal | undefined;
+  try {
+    gated = await within(
+      server.checkGate({ transport: request.transport }),
+      outage.timeoutMs,
+      'The gate checks',
+    );
+  } catch (error) {
+    return storeDown(error, outage);
+  }
   if (gated) return { refusal: gated, step: 'gate' };
   if (request.transport === 'stdio') return { token: request.token };
   const host = checkHost(request.host, request.allowedHosts);
@@ -61,28 +81,52 @@ async function beforeCredential<TRight extends string>(
  * them (403) → the bearer credential (401) → the host's authenticator,
  * which resolves the connection with live rights (401/403). Nothing is
  * cached: every request runs every step (I4, I6). A refusal is written to
- * `log` (rate-limited, no token material). A gate check, `tenant` reader or
- * authenticator that throws rejects: the transport fails closed and reports it.
+ * `log` (rate-limited, no token material).
+ *
+ * A gate check or authenticator that rejects, throws or does not answer
+ * within `outage.timeoutMs` means a store it reads is down: the request is
+ * refused with 503 and `Retry-After` (step `unavailable`, a reason that
+ * names no cause), the error goes to `outage.onerror`, and the next request
+ * tries again, so service resumes as soon as the store answers. A `tenant`
+ * reader that throws (host code, not a store) rejects: the transport fails
+ * closed with a bare 500 and reports it.
  */
 export async function admit<TRight extends string>(
   server: GatehouseServer<TRight>,
   request: AdmissionRequest,
   log: RefusalLog = silentRefusalLog,
+  outage: Outage = DEFAULT_OUTAGE,
 ): Promise<Admission<TRight>> {
-  let decided: Decided = await beforeCredential(server, request);
+  let decided: Decided = await beforeCredential(server, request, outage);
   if ('token' in decided) {
     const transportTenant = request.transport === 'stdio' ? request.tenant : request.tenant?.();
-    const decision = await server.authenticate({ token: decided.token, transportTenant });
-    if (decision.ok) return { connection: decision.connection };
-    decided = { refusal: { status: decision.status, reason: decision.reason }, step: 'credential' };
+    decided = await credential(server, { token: decided.token, transportTenant }, outage);
+    if ('connection' in decided) return decided;
   }
   log.refused({
     refusal: decided.refusal,
     step: decided.step,
     transport: request.transport,
-    clientAddress: addressOf(request),
+    // an outage is the server's, not the client's: one line per window, whoever asked
+    clientAddress: decided.step === 'unavailable' ? undefined : addressOf(request),
   });
   return decided;
+}
+
+/** The authenticator's decision, within the outage's time limit. */
+async function credential<TRight extends string>(
+  server: GatehouseServer<TRight>,
+  presented: PresentedCredential,
+  outage: Outage,
+): Promise<Refused | { readonly connection: Connection<TRight> }> {
+  let decision: AuthDecision<TRight>;
+  try {
+    decision = await within(server.authenticate(presented), outage.timeoutMs, 'The authenticator');
+  } catch (error) {
+    return storeDown(error, outage);
+  }
+  if (decision.ok) return { connection: decision.connection };
+  return { refusal: { status: decision.status, reason: decision.reason }, step: 'credential' };
 }
 
 /** The client's address for the log; a reader that throws leaves it out and changes nothing else. */

@@ -1,8 +1,11 @@
 import type { GateRefusal } from '../context.js';
 import { type Logger, silentLogger } from '../logging.js';
 
-/** The admission step that refused a request. */
-export type AdmissionStep = 'gate' | 'host' | 'origin' | 'bearer' | 'credential';
+/**
+ * The admission step that refused a request; `unavailable` when a store a
+ * gate check or the authenticator reads failed or was too slow (503).
+ */
+export type AdmissionStep = 'gate' | 'host' | 'origin' | 'bearer' | 'credential' | 'unavailable';
 
 /** One refused request, as admission reports it: never a token, nor any part of one. */
 export interface RefusalEvent {
@@ -46,9 +49,10 @@ export const silentRefusalLog: RefusalLog = Object.freeze({ refused() {} });
 const keyOf = ({ refusal, step, transport, clientAddress }: RefusalEvent): string =>
   [clientAddress ?? '-', transport, refusal.status, step].join(' ');
 
-/** 403 (a foreign Host or Origin, a forbidden credential) is a warning; 401 and 503 are routine. */
-const levelOf = (entry: Entry): 'info' | 'warn' =>
-  entry.overflow || entry.event.refusal.status === 403 ? 'warn' : 'info';
+/** 403 (a foreign Host or Origin, a forbidden credential) and a store outage are warnings; 401 and a kill switch's 503 are routine. */
+const levelOfEvent = ({ refusal, step }: RefusalEvent): 'info' | 'warn' =>
+  refusal.status === 403 || step === 'unavailable' ? 'warn' : 'info';
+const levelOf = (entry: Entry): 'info' | 'warn' => (entry.overflow ? 'warn' : levelOfEvent(entry.event));
 
 function refusalRecord({ refusal, step, transport, clientAddress }: RefusalEvent): object {
   return {
@@ -147,7 +151,7 @@ export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): Ref
         return;
       }
       entry.written++;
-      write(event.refusal.status === 403 ? 'warn' : 'info', refusalRecord(event), 'gate refusal');
+      write(levelOfEvent(event), refusalRecord(event), 'gate refusal');
     },
   };
 }

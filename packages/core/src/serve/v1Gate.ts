@@ -11,6 +11,7 @@ import { LOCAL_HOSTNAMES } from './hostOrigin.js';
 import { internalErrorBody, renderRefusal } from './refusal.js';
 import { refusalLogOf } from './refusalLog.js';
 import { reportTo } from './report.js';
+import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { CONNECTION_KEY } from './v1Errors.js';
 
 /** Options of {@link createGateMiddleware}. */
@@ -37,7 +38,18 @@ export interface GateMiddlewareOptions {
   readonly logger?: Logger;
   /** The client's address for the refusal log (e.g. from a proxy header you trust); default the socket's. */
   readonly clientAddress?: (request: IncomingMessage) => string | undefined;
-  /** Receives a gate check, `tenantFrom` or authenticator that throws; the client gets a bare 500. */
+  /**
+   * When a store admission reads (the kill switch's switch store, the
+   * credential store behind the authenticator) fails or answers slower than
+   * `timeoutMs` (default 5 s): every request answers HTTP 503 with a JSON-RPC error
+   * naming no cause, with `Retry-After` of `retryAfterSeconds` (default 5);
+   * the error goes to `onerror`, one line per window to the refusal log.
+   */
+  readonly unavailable?: UnavailableOptions;
+  /**
+   * Receives a `tenantFrom` that throws (the client gets a bare 500) and a
+   * failing gate check or authenticator (the client gets a 503, see `unavailable`).
+   */
   readonly onerror?: (error: Error) => void;
 }
 
@@ -145,6 +157,7 @@ export function createGateMiddleware<TRight extends string>(
   const allowedHosts = [...(options.allowedHosts ?? LOCAL_HOSTNAMES)];
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
   const log = refusalLogOf(options.logger, gatehouse);
+  const outage = outageOf(options.unavailable, 'createGateMiddleware', options.onerror);
 
   const authOf = async (req: GatedRequest): Promise<AuthInfo | GateRefusal> => {
     const admission = await admit(
@@ -160,6 +173,7 @@ export function createGateMiddleware<TRight extends string>(
         clientAddress: () => (options.clientAddress ? options.clientAddress(req) : req.socket?.remoteAddress),
       },
       log,
+      outage,
     );
     if ('refusal' in admission) return admission.refusal;
     const { connection } = admission;

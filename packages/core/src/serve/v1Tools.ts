@@ -18,6 +18,7 @@ import { admit } from './admission.js';
 import { refusalLogOf } from './refusalLog.js';
 import { reportTo } from './report.js';
 import { screenIncoming } from './screen.js';
+import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
 import { CONNECTION_KEY, gateRpcError, internalRpcError, V1RpcError } from './v1Errors.js';
 
@@ -43,6 +44,14 @@ export interface MountOptions {
    * Default: the server's `logger`.
    */
   readonly logger?: Logger;
+  /**
+   * With `credential` (stdio): when a store admission reads (the kill switch's switch store, the
+   * credential store behind the authenticator) fails or answers slower than
+   * `timeoutMs` (default 5 s): every request answers the JSON-RPC error -32053 (`retry_after_seconds` in its data)
+   * naming no cause, with `Retry-After` of `retryAfterSeconds` (default 5);
+   * the error goes to `onerror`, one line per window to the refusal log.
+   */
+  readonly unavailable?: UnavailableOptions;
 }
 
 type Resolve<TRight extends string> = (extra: V1Extra) => Promise<Connection<TRight>>;
@@ -57,9 +66,10 @@ function resolver<TRight extends string>(
     if (!token)
       throw new ConfigurationError('mountGatehouse: credential.token is empty (set it in the environment).');
     const log = refusalLogOf(options.logger, gatehouse);
+    const outage = outageOf(options.unavailable, 'mountGatehouse', options.onerror);
     return async () => {
       const request = { transport: 'stdio', token, tenant: credential.tenant } as const;
-      const admission = await admit(gatehouse, request, log);
+      const admission = await admit(gatehouse, request, log, outage);
       if ('refusal' in admission) throw gateRpcError(admission.refusal);
       return admission.connection;
     };
