@@ -121,8 +121,11 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     plan: ToolPlan<TRight, TServices>,
     call: ToolCall,
     scope: CallServices<TRight, TServices>,
+    unit?: { readonly handle: unknown },
   ): Promise<ToolErrorInit | undefined> {
     scope.enter('check');
+    const lock = unitOfWork.serialize?.bind(unitOfWork);
+    const serialize = unit && lock ? (key: string) => lock(unit.handle, key) : undefined;
     for (const guard of plan.unitGuards) {
       const refused = await guard.check({
         tool: call.tool,
@@ -132,6 +135,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         now: call.now,
         note: call.note,
         services: scope.services,
+        serialize,
       });
       scope.assertClean(plan.tool);
       if (refused) return refused;
@@ -255,7 +259,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         if (plan.tool.runtime.run)
           scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
         if (scope) {
-          const refused = await unitGuards(plan, call, scope);
+          const refused = await unitGuards(plan, call, scope, { handle: unit });
           if (refused) throw new UnitRefusal(refused);
         }
         const data = await runTool(runner, plan.tool, call, scope, unit);
@@ -319,7 +323,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         target,
         async (unit) => {
           scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
-          const refusedInUnit = await unitGuards(plan, target, scope);
+          const refusedInUnit = await unitGuards(plan, target, scope, { handle: unit });
           if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
           const fresh = await prepareTool(plan.tool, target, scope);
           if (contentDigest(fresh.content) !== action.contentHash) throw new ContentChanged();

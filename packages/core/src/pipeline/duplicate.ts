@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js';
+import { canonicalJson } from '../hashing.js';
 import type { Creates } from '../tool.js';
 import type { GuardArgument, PlannedTool, UnitGuard } from './guard.js';
 import { refuseNotifyLike } from './shape.js';
@@ -51,7 +52,7 @@ export function duplicateCheck(creates: Creates<unknown, unknown>): UnitGuard {
       }
       refuseNotifyLike(update, 'update');
     },
-    async check({ input, services, connection, guardArguments, note, now }) {
+    async check({ tool, input, services, connection, guardArguments, note, now, serialize }) {
       const separate = guardArguments.separate === true;
       const reason = typeof guardArguments.reason === 'string' ? guardArguments.reason.trim() : '';
       if (separate || reason) {
@@ -65,9 +66,11 @@ export function duplicateCheck(creates: Creates<unknown, unknown>): UnitGuard {
         note(`separate: ${reason}`);
         return undefined;
       }
+      const key = creates.key(input, { now });
+      // Two units creating the same key wait for each other, so the second one finds the first's row.
+      await serialize?.(`duplicate\u0000${tool.name}\u0000${connection.tenantId}\u0000${canonicalJson(key)}`);
       const existing = await creates.find({ input, services, connection });
       if (!existing) return undefined;
-      const key = creates.key(input, { now });
       return {
         code: 'duplicate',
         message: `A ${noun} with the same ${Object.keys(key).join(' and ')} exists: ${existing.id}.`,

@@ -53,6 +53,12 @@ export interface CallGuardContext<TInput = unknown> {
  */
 export interface UnitGuardContext<TInput = unknown, TServices = unknown> extends CallGuardContext<TInput> {
   readonly services: TServices;
+  /**
+   * Holds a lock on `key` until the unit of work ends (the unit of work's
+   * `serialize`), so two calls checking the same key run one after the other.
+   * Absent outside a unit of work and when the unit of work has no `serialize`.
+   */
+  readonly serialize?: ((key: string) => Promise<void>) | undefined;
 }
 
 /** Where a guard runs. Core owns the order; a guard names its stage, never a list position. */

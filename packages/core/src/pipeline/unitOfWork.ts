@@ -20,6 +20,14 @@ export interface UnitOfWork<THandle = unknown> {
   readonly atomic: boolean;
   /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
   run<T>(work: (handle: THandle) => Promise<T>): Promise<T>;
+  /**
+   * Holds a lock on `key` until the unit ends, so two units checking the same
+   * business key run one after the other (the duplicate check of a create
+   * tool, I11, calls it before its lookup). Optional: a unit of work that
+   * already runs one unit at a time (SQLite) needs none. `handle` is the one
+   * `run` passed to `work`.
+   */
+  serialize?(handle: THandle, key: string): Promise<void>;
 }
 
 /**
@@ -38,9 +46,13 @@ export function separateCommits(): UnitOfWork<undefined> {
 /** Validates a unit of work's shape up front. */
 export function checkUnitOfWork(unit: unknown): asserts unit is UnitOfWork {
   const candidate = unit as Partial<UnitOfWork> | undefined;
-  if (typeof candidate?.run !== 'function' || typeof candidate.atomic !== 'boolean') {
+  if (
+    typeof candidate?.run !== 'function' ||
+    typeof candidate.atomic !== 'boolean' ||
+    (candidate.serialize !== undefined && typeof candidate.serialize !== 'function')
+  ) {
     throw new ConfigurationError(
-      'createServer: unitOfWork needs run(work) and atomic (true or false); use separateCommits() when the stores commit on their own.',
+      'createServer: unitOfWork needs run(work) and atomic (true or false), and serialize, if given, must be a function; use separateCommits() when the stores commit on their own.',
     );
   }
 }
