@@ -97,12 +97,14 @@ export async function admit<TRight extends string>(
   log: RefusalLog = silentRefusalLog,
   outage: Outage = DEFAULT_OUTAGE,
 ): Promise<Admission<TRight>> {
-  let decided: Decided = await beforeCredential(server, request, outage);
-  if ('token' in decided) {
+  const before = await beforeCredential(server, request, outage);
+  let decided: Refused;
+  if ('token' in before) {
     const transportTenant = request.transport === 'stdio' ? request.tenant : request.tenant?.();
-    decided = await credential(server, { token: decided.token, transportTenant }, outage);
-    if ('connection' in decided) return decided;
-  }
+    const authenticated = await credential(server, { token: before.token, transportTenant }, outage);
+    if ('connection' in authenticated) return authenticated;
+    decided = authenticated;
+  } else decided = before;
   log.refused({
     refusal: decided.refusal,
     step: decided.step,
