@@ -94,10 +94,10 @@ export class SqliteAuditStore implements AuditStore {
   readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: LockOptions = {}) {
+    this.#write = writer(db, 'SqliteAuditStore', options);
     assertSchema(db, 'SqliteAuditStore');
     this.#db = db;
     this.#insert = prepareInsert(db);
-    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link AuditStore.append}; throws on a duplicate id. */

@@ -1,7 +1,8 @@
-import type { UnitOfWork } from '@gatehousejs/core';
+import { ConfigurationError, type UnitOfWork } from '@gatehousejs/core';
 import { SqliteAuditStore } from './auditStore.js';
 import { SqliteCredentialStore } from './credentialStore.js';
 import type { SqliteDatabase } from './database.js';
+import { lockWait } from './internal/lockWait.js';
 import { duration, sweepBatch } from './internal/options.js';
 import { migrateGatehouseSchema } from './migrations.js';
 import { SqlitePendingActionStore, type SqlitePendingActionStoreOptions } from './pendingActionStore.js';
@@ -10,7 +11,11 @@ import { SqliteReplayStore } from './replayStore.js';
 import { SqliteSwitchStore } from './switchStore.js';
 import { createWriteLock, sqliteUnitOfWork, type WriteLock } from './unitOfWork.js';
 
-/** Options of {@link createSqliteStores}. */
+/**
+ * Options of {@link createSqliteStores}; `lockWaitMs` (default 5,000) bounds
+ * how long the stores' writes and the unit of work wait, on timers, for
+ * another connection's write lock.
+ */
 export interface SqliteStoresOptions extends SqlitePendingActionStoreOptions {
   /** The write lock shared by the stores, the unit of work and the host's writes; default a new one. */
   readonly lock?: WriteLock;
@@ -47,8 +52,10 @@ export interface SqliteStores {
  * Migrates the schema (idempotent) and builds all six stores on `db`, the
  * product's own database, with the unit of work and the write lock they
  * share, so a write, its audit row and its replay record commit in one
- * transaction, and bookkeeping outside it commits on its own. Refuses bad options (ConfigurationError) before touching
- * the database.
+ * transaction, and bookkeeping outside it commits on its own. While another
+ * connection holds the file's write lock, writes wait on timers (the event
+ * loop keeps serving) up to `lockWaitMs`, then fail closed. Refuses bad
+ * options (ConfigurationError) before touching the database.
  *
  * @example
  * const stores = createSqliteStores(openDatabase('app.db'));
@@ -56,8 +63,15 @@ export interface SqliteStores {
 export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOptions = {}): SqliteStores {
   const name = 'createSqliteStores';
   const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
+  const lockWaitMs = lockWait(name, options.lockWaitMs);
+  if (db?.readonly === true) {
+    throw new ConfigurationError(
+      `${name}: the stores write; pass the write connection, not a read-only one.`,
+    );
+  }
   const lock = options.lock ?? createWriteLock();
-  const sweep = { sweepBatch: sweepBatch(name, options.sweepBatch), lock };
+  const writes = { lock, lockWaitMs };
+  const sweep = { sweepBatch: sweepBatch(name, options.sweepBatch), ...writes };
   migrateGatehouseSchema(db);
   const pendingActions = new SqlitePendingActionStore(db, { ...sweep, expiredRetentionMs: retentionMs });
   const replay = new SqliteReplayStore(db, sweep);
@@ -65,12 +79,12 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
   return Object.freeze({
     replay,
     pendingActions,
-    audit: new SqliteAuditStore(db, { lock }),
-    switches: new SqliteSwitchStore(db, { lock }),
+    audit: new SqliteAuditStore(db, writes),
+    switches: new SqliteSwitchStore(db, writes),
     rateBuckets,
-    credentials: new SqliteCredentialStore(db, { lock }),
+    credentials: new SqliteCredentialStore(db, writes),
     lock,
-    unitOfWork: sqliteUnitOfWork(db, lock),
+    unitOfWork: sqliteUnitOfWork(db, lock, { lockWaitMs }),
     purgeExpired: (now: number): PurgeCounts => ({
       replay: replay.purgeExpired(now),
       pendingActions: pendingActions.purgeSync(now - retentionMs),

@@ -76,9 +76,9 @@ export class SqliteCredentialStore implements CredentialStore {
   readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: LockOptions = {}) {
+    this.#write = writer(db, 'SqliteCredentialStore', options);
     assertSchema(db, 'SqliteCredentialStore');
     this.#sql = prepareCredentials(db);
-    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link CredentialStore.insert}; throws on a duplicate id or token hash. */

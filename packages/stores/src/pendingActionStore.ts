@@ -105,10 +105,10 @@ export class SqlitePendingActionStore implements PendingActionStore {
 
   constructor(db: SqliteDatabase, options: SqlitePendingActionStoreOptions = {}) {
     const name = 'SqlitePendingActionStore';
+    this.#write = writer(db, name, options);
     assertSchema(db, name);
     const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
     this.#sql = preparePending(db, sweepBatch(name, options.sweepBatch), retentionMs);
-    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link PendingActionStore.insert}; throws on a duplicate id or token hash. */

@@ -65,9 +65,9 @@ export class SqliteRateBucketStore implements RateBucketStore {
   readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: SqliteRateBucketStoreOptions = {}) {
+    this.#write = writer(db, 'SqliteRateBucketStore', options);
     assertSchema(db, 'SqliteRateBucketStore');
     this.#sql = prepareBuckets(db, sweepBatch('SqliteRateBucketStore', options.sweepBatch));
-    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link RateBucketStore.take}. */

@@ -96,9 +96,9 @@ export class SqliteReplayStore implements ReplayStore {
   readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: SqliteReplayStoreOptions = {}) {
+    this.#write = writer(db, 'SqliteReplayStore', options);
     assertSchema(db, 'SqliteReplayStore');
     this.#sql = prepareReplay(db, sweepBatch('SqliteReplayStore', options.sweepBatch));
-    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link ReplayStore.begin}: one IMMEDIATE transaction (a savepoint inside an open one). */

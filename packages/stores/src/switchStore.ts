@@ -37,9 +37,9 @@ export class SqliteSwitchStore implements SwitchStore {
   readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: LockOptions = {}) {
+    this.#write = writer(db, 'SqliteSwitchStore', options);
     assertSchema(db, 'SqliteSwitchStore');
     this.#sql = prepareSwitches(db);
-    this.#write = writer(options.lock);
   }
 
   /** Synchronous {@link SwitchStore.get}. */

@@ -1,5 +1,12 @@
 import { ConfigurationError, ToolError, type UnitOfWork } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
+import {
+  isBusy,
+  type LockWaitOptions,
+  lockWait,
+  retryWhileBusy,
+  withoutBusyWait,
+} from './internal/lockWait.js';
 
 /**
  * Serializes work on one database handle: core's units of work, the stores'
@@ -45,6 +52,40 @@ function checkHandle(db: SqliteDatabase): void {
 const unavailable = (message: string) =>
   new ToolError({ code: 'store_unavailable', message: `${message} Nothing ran.`, fix: 'Retry shortly.' });
 
+/** Options of {@link sqliteUnitOfWork}. */
+export interface SqliteUnitOfWorkOptions extends LockWaitOptions {}
+
+const beginFailed = (error: unknown) =>
+  unavailable(isBusy(error) ? 'The database is busy.' : 'The database could not start a transaction.');
+
+/**
+ * Starts the transaction: at once when the database is free (the work then
+ * starts in the same tick), else on timers, never in the native busy
+ * handler, until `deadline`.
+ */
+async function beginBy(db: SqliteDatabase, begin: () => unknown, deadline: number): Promise<void> {
+  try {
+    await retryWhileBusy(db, begin, deadline);
+  } catch (error) {
+    throw beginFailed(error);
+  }
+}
+
+/** `BEGIN IMMEDIATE` without a tick in between when it succeeds at once; a promise only when it must wait. */
+function startTransaction(
+  db: SqliteDatabase,
+  begin: () => unknown,
+  deadline: number,
+): Promise<void> | undefined {
+  try {
+    withoutBusyWait(db, begin);
+    return undefined;
+  } catch (error) {
+    if (!isBusy(error) || db.inTransaction) throw beginFailed(error);
+    return beginBy(db, begin, deadline);
+  }
+}
+
 /**
  * The unit of work on one SQLite handle (I10, I15): core runs each write's
  * guards, `run`, audit row and replay completion between `BEGIN IMMEDIATE`
@@ -52,17 +93,27 @@ const unavailable = (message: string) =>
  * The handle `work` receives is `db` itself: build the host's services on it
  * (better-sqlite3 is synchronous, and every statement on the handle joins
  * the open transaction, which is why every other writer takes the same lock).
- * A busy database or a transaction already open on the handle is
- * `store_unavailable`, and nothing runs. Atomic: the product's write, the
- * audit row and the replay record commit together or not at all.
+ * While another connection holds the database (a backup, a migration,
+ * another process), `BEGIN IMMEDIATE` is retried on timers, never blocking
+ * the event loop, until `lockWaitMs` (default 5,000) after the call; then,
+ * as with a transaction already open on the handle, the answer is
+ * `store_unavailable` and nothing runs. Statements inside the open unit need
+ * no wait: its transaction holds the write lock. Atomic: the product's
+ * write, the audit row and the replay record commit together or not at all.
+ * Refuses a bad handle, lock or `lockWaitMs` (ConfigurationError).
  *
  * @example
  * gh.createServer({ …, unitOfWork: stores.unitOfWork });
  */
-export function sqliteUnitOfWork(db: SqliteDatabase, lock: WriteLock): UnitOfWork<SqliteDatabase> {
+export function sqliteUnitOfWork(
+  db: SqliteDatabase,
+  lock: WriteLock,
+  options: SqliteUnitOfWorkOptions = {},
+): UnitOfWork<SqliteDatabase> {
   checkHandle(db);
   if (typeof lock?.run !== 'function')
     throw new ConfigurationError('sqliteUnitOfWork: lock must have run().');
+  const waitMs = lockWait('sqliteUnitOfWork', options.lockWaitMs);
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -72,13 +123,11 @@ export function sqliteUnitOfWork(db: SqliteDatabase, lock: WriteLock): UnitOfWor
   return Object.freeze({
     atomic: true,
     run<T>(work: (handle: SqliteDatabase) => Promise<T>): Promise<T> {
+      const deadline = Date.now() + waitMs;
       return lock.run(async () => {
         if (db.inTransaction) throw unavailable('Another transaction is open on the database handle.');
-        try {
-          begin.run();
-        } catch {
-          throw unavailable('The database is busy.');
-        }
+        const waiting = startTransaction(db, () => begin.run(), deadline);
+        if (waiting) await waiting;
         let result: T;
         try {
           result = await work(db);

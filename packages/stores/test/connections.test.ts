@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSqliteStores, openDatabase, type SqliteStores } from '../src/index.js';
+import { createSqliteStores, type SqliteStores } from '../src/index.js';
 import { pendingAction } from './fixtures/records.js';
 import { type TempDatabase, tempDatabase } from './fixtures/tempDatabase.js';
 
@@ -70,26 +70,25 @@ describe('createSqliteStores on two connections to one file', () => {
     });
   });
 
-  it('fails closed, answering nothing, while another connection holds the write lock too long', async () => {
+  it('fails closed after lockWaitMs, not the busy timeout, while another connection holds the write lock', async () => {
     await twoConnections(async (a, _b, temp) => {
-      const impatient = openDatabase(temp.file, { busyTimeoutMs: 50 });
-      try {
-        const stores = createSqliteStores(impatient);
-        const holder = temp.open();
-        holder.exec('BEGIN IMMEDIATE');
-        await expect(stores.replay.begin('k', 'd', 5_000, 0)).rejects.toThrow(/locked|busy/i);
-        await expect(stores.pendingActions.transition('pa1', ['pending'], 'claimed')).rejects.toThrow(
-          /locked|busy/i,
-        );
-        await expect(stores.rateBuckets.take('k', { capacity: 1, refillPerSecond: 1 }, 0)).rejects.toThrow(
-          /locked|busy/i,
-        );
-        holder.exec('ROLLBACK');
-        expect((await stores.replay.begin('k', 'd', 5_000, 0)).state).toBe('started');
-        expect((await a.replay.begin('k', 'd', 5_000, 0)).state).toBe('running');
-      } finally {
-        impatient.close();
-      }
+      const impatient = temp.open(); // busy timeout 5,000: the stores must not wait in it
+      const stores = createSqliteStores(impatient, { lockWaitMs: 50 });
+      const holder = temp.open();
+      holder.exec('BEGIN IMMEDIATE');
+      const started = Date.now();
+      await expect(stores.replay.begin('k', 'd', 5_000, 0)).rejects.toThrow(/locked|busy/i);
+      await expect(stores.pendingActions.transition('pa1', ['pending'], 'claimed')).rejects.toThrow(
+        /locked|busy/i,
+      );
+      await expect(stores.rateBuckets.take('k', { capacity: 1, refillPerSecond: 1 }, 0)).rejects.toThrow(
+        /locked|busy/i,
+      );
+      expect(Date.now() - started).toBeLessThan(1_500);
+      holder.exec('ROLLBACK');
+      expect((await stores.replay.begin('k', 'd', 5_000, 0)).state).toBe('started');
+      expect((await a.replay.begin('k', 'd', 5_000, 0)).state).toBe('running');
+      expect(impatient.pragma('busy_timeout', { simple: true })).toBe(5_000);
     });
   });
 });

@@ -1,7 +1,9 @@
+import type { SqliteDatabase } from '../database.js';
 import type { WriteLock } from '../unitOfWork.js';
+import { type LockWaitOptions, lockWait, retryWhileBusy } from './lockWait.js';
 
-/** Options of the stores that write: the lock they share with the unit of work. */
-export interface LockOptions {
+/** Options of the stores that write: the lock they share with the unit of work, and how long they wait for another connection's. */
+export interface LockOptions extends LockWaitOptions {
   /**
    * The write lock shared with `sqliteUnitOfWork` and the host's own writes on
    * this handle (`createSqliteStores` passes its own). A write made outside a
@@ -13,15 +15,24 @@ export interface LockOptions {
 
 /**
  * Runs a store write: at once inside a unit of work (`unit` is its handle;
- * the statement joins its transaction), else under the lock, committing on its own.
+ * the statement joins its transaction, which holds the database's write
+ * lock already), else under the lock, committing on its own, and retried on
+ * timers while another connection holds the database, until `lockWaitMs`
+ * after the call. Refuses a bad `lockWaitMs` (ConfigurationError) when built.
  */
-export function writer(lock: WriteLock | undefined) {
+export function writer(db: SqliteDatabase, owner: string, options: LockOptions) {
+  const waitMs = lockWait(owner, options.lockWaitMs);
+  const { lock } = options;
   return <T>(unit: unknown, work: () => T): Promise<T> => {
-    if (unit === undefined && lock) return lock.run(work);
-    try {
-      return Promise.resolve(work());
-    } catch (error) {
-      return Promise.reject(error);
+    if (unit !== undefined) {
+      try {
+        return Promise.resolve(work());
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
+    const deadline = Date.now() + waitMs;
+    const attempt = () => retryWhileBusy(db, work, deadline);
+    return lock ? lock.run(attempt) : attempt();
   };
 }
