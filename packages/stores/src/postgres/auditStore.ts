@@ -1,0 +1,106 @@
+import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
+import type pg from 'pg';
+import { on } from './sql.js';
+
+const NAME = 'PostgresAuditStore';
+
+interface AuditRecord {
+  readonly id: string;
+  readonly at: number;
+  readonly channel: string;
+  readonly tenant_id: string | null;
+  readonly connection_id: string | null;
+  readonly client_name: string | null;
+  readonly actor_id: string | null;
+  readonly action: string;
+  readonly outcome: AuditRow['outcome'];
+  readonly object_ids: string[];
+  readonly note: string | null;
+}
+
+const toRow = (record: AuditRecord): AuditRow =>
+  Object.freeze({
+    id: record.id,
+    at: record.at,
+    channel: record.channel,
+    tenantId: record.tenant_id,
+    connectionId: record.connection_id,
+    clientName: record.client_name,
+    actorId: record.actor_id,
+    action: record.action,
+    outcome: record.outcome,
+    objectIds: Object.freeze([...record.object_ids]),
+    note: record.note,
+  });
+
+/** PostgreSQL text cannot hold NUL; a note (public, free text) keeps everything else. */
+const text = (value: string | null): string | null =>
+  value === null ? null : value.replaceAll('\u0000', '\uFFFD');
+
+const INSERT = `INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connection_id, client_name, actor_id,
+    action, outcome, object_ids, note)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11)
+  ON CONFLICT DO NOTHING`;
+
+/** The statement for one filter shape, so each uses its index (`tenant_id, id` or `connection_id, id`). */
+function listStatement(query: AuditQuery): { text: string; values: unknown[] } {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    values.push(value);
+    where.push(`${clause} $${values.length}`);
+  };
+  if (query.tenantId !== undefined) add('tenant_id =', query.tenantId);
+  if (query.connectionId !== undefined) add('connection_id =', query.connectionId);
+  if (query.before !== undefined) add('id <', query.before);
+  values.push(Math.floor(query.limit));
+  const clause = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
+  return {
+    text: `SELECT * FROM gatehouse_audit ${clause} ORDER BY id DESC LIMIT $${values.length}`,
+    values,
+  };
+}
+
+/**
+ * An {@link AuditStore} in the PostgreSQL table `gatehouse_audit` (I15):
+ * append-only, listed newest first by id (ids must sort by time; ULIDs do,
+ * compared byte-wise), filtered by tenant and connection, paged with the
+ * `before` cursor. `append` refuses a second row with the same id; given the
+ * unit of work's client it writes in that transaction, so the row commits
+ * with the write it records. Rows are kept until the host deletes them.
+ * Requires `migrateGatehouseSchemaPostgres(pool)` first.
+ *
+ * @example
+ * const audit = new PostgresAuditStore(pool);
+ */
+export class PostgresAuditStore implements AuditStore {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Inside a unit of work (`unit` given) the row joins its transaction; else it commits on its own. */
+  async append(row: AuditRow, unit?: unknown): Promise<void> {
+    const inserted = await on(this.#pool, unit, NAME).query(INSERT, [
+      row.id,
+      row.at,
+      row.channel,
+      row.tenantId,
+      row.connectionId,
+      row.clientName,
+      row.actorId,
+      row.action,
+      row.outcome,
+      [...row.objectIds],
+      text(row.note),
+    ]);
+    if (inserted.rowCount !== 1) throw new Error('An audit row with this id already exists.');
+  }
+
+  async list(query: AuditQuery): Promise<readonly AuditRow[]> {
+    if (!(Math.floor(query.limit) > 0)) return [];
+    const found = await this.#pool.query<AuditRecord>(listStatement(query));
+    return found.rows.map(toRow);
+  }
+}

@@ -1,0 +1,92 @@
+import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
+import type pg from 'pg';
+
+interface CredentialRow {
+  readonly id: string;
+  readonly token_hash: string;
+  readonly tenant_ids: string[];
+  readonly creator_id: string;
+  readonly rights: string[];
+  readonly client_label: string;
+  readonly toolset: string | null;
+  readonly created_at: number;
+  readonly expires_at: number | null;
+  readonly revoked_at: number | null;
+}
+
+const toRecord = (row: CredentialRow): CredentialRecord =>
+  Object.freeze({
+    id: row.id,
+    tokenHash: row.token_hash,
+    tenantIds: Object.freeze([...row.tenant_ids]),
+    creatorId: row.creator_id,
+    rights: Object.freeze([...row.rights]),
+    clientLabel: row.client_label,
+    toolset: row.toolset,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  });
+
+const INSERT = `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
+    toolset, created_at, expires_at, revoked_at)
+  VALUES ($1, $2, $3::text[], $4, $5::text[], $6, $7, $8, $9, $10)
+  ON CONFLICT DO NOTHING`;
+
+/**
+ * A {@link CredentialStore} in the PostgreSQL table `gatehouse_credentials`
+ * (I4, I5): only token hashes are stored, and every lookup reads the table
+ * (no cache), so a revocation on one replica holds on all of them at their
+ * next call. `insert` refuses a second credential with the same id or token
+ * hash; `revoke` is one compare-and-set `UPDATE … WHERE revoked_at IS NULL`,
+ * so exactly one revocation reports a change. Requires
+ * `migrateGatehouseSchemaPostgres(pool)` first.
+ *
+ * @example
+ * const credentials = new PostgresCredentialStore(pool);
+ */
+export class PostgresCredentialStore implements CredentialStore {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async insert(record: CredentialRecord): Promise<void> {
+    const inserted = await this.#pool.query(INSERT, [
+      record.id,
+      record.tokenHash,
+      [...record.tenantIds],
+      record.creatorId,
+      [...record.rights],
+      record.clientLabel,
+      record.toolset ?? null,
+      record.createdAt,
+      record.expiresAt,
+      record.revokedAt,
+    ]);
+    if (inserted.rowCount !== 1) throw new Error('A credential with this id or token already exists.');
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined> {
+    return this.#one('SELECT * FROM gatehouse_credentials WHERE token_hash = $1', tokenHash);
+  }
+
+  async findById(id: string): Promise<CredentialRecord | undefined> {
+    return this.#one('SELECT * FROM gatehouse_credentials WHERE id = $1', id);
+  }
+
+  async revoke(id: string, at: number): Promise<boolean> {
+    const revoked = await this.#pool.query(
+      'UPDATE gatehouse_credentials SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+      [at, id],
+    );
+    return revoked.rowCount === 1;
+  }
+
+  async #one(sql: string, value: string): Promise<CredentialRecord | undefined> {
+    const found = await this.#pool.query<CredentialRow>(sql, [value]);
+    const row = found.rows[0];
+    return row ? toRecord(row) : undefined;
+  }
+}

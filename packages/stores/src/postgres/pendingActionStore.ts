@@ -1,0 +1,131 @@
+import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
+import type pg from 'pg';
+import { duration, type SweepOptions, sweepBatch } from '../internal/options.js';
+import { inBatches, on } from './sql.js';
+
+/** Options of {@link PostgresPendingActionStore}. */
+export interface PostgresPendingActionStoreOptions extends SweepOptions {
+  /**
+   * How long an expired action stays findable, so a late confirmation answers
+   * "expired" rather than "not found". Inserts sweep actions expired longer
+   * ago than this. Default one hour.
+   */
+  readonly expiredRetentionMs?: number;
+}
+
+const NAME = 'PostgresPendingActionStore';
+
+interface ActionRow {
+  readonly id: string;
+  readonly token_hash: string;
+  readonly connection_id: string;
+  readonly tenant_id: string;
+  readonly tool: string;
+  readonly arguments: string;
+  readonly arguments_digest: string;
+  readonly content_hash: string;
+  readonly summary: string;
+  readonly created_at: number;
+  readonly expires_at: number;
+  readonly status: PendingStatus;
+}
+
+const toAction = (row: ActionRow): PendingAction =>
+  Object.freeze({
+    id: row.id,
+    tokenHash: row.token_hash,
+    connectionId: row.connection_id,
+    tenantId: row.tenant_id,
+    tool: row.tool,
+    arguments: JSON.parse(row.arguments) as JsonObject,
+    argumentsDigest: row.arguments_digest,
+    contentHash: row.content_hash,
+    summary: row.summary,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    status: row.status,
+  });
+
+const INSERT = `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool,
+    arguments, arguments_digest, content_hash, summary, created_at, expires_at, status)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ON CONFLICT DO NOTHING`;
+
+const SWEEP = `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM gatehouse_pending_actions
+  WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+
+/**
+ * A {@link PendingActionStore} in the PostgreSQL table
+ * `gatehouse_pending_actions` (I9). `insert` refuses a second action with the
+ * same id or token hash; `transition` is one compare-and-set `UPDATE … WHERE
+ * id = $1 AND status = ANY($2)`, so of many concurrent confirmations, across
+ * processes, exactly one claims the action (inside the unit of work when
+ * given its client). Expired actions stay findable for `expiredRetentionMs`,
+ * then inserts sweep them. Requires `migrateGatehouseSchemaPostgres(pool)` first.
+ *
+ * @example
+ * const pending = new PostgresPendingActionStore(pool, { expiredRetentionMs: 3_600_000 });
+ */
+export class PostgresPendingActionStore implements PendingActionStore {
+  readonly #pool: pg.Pool;
+  readonly #batch: number;
+  readonly #retentionMs: number;
+
+  constructor(pool: pg.Pool, options: PostgresPendingActionStoreOptions = {}) {
+    this.#pool = pool;
+    this.#batch = sweepBatch(NAME, options.sweepBatch);
+    this.#retentionMs = duration(NAME, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
+  }
+
+  async insert(action: PendingAction): Promise<void> {
+    const inserted = await this.#pool.query(INSERT, [
+      action.id,
+      action.tokenHash,
+      action.connectionId,
+      action.tenantId,
+      action.tool,
+      JSON.stringify(action.arguments),
+      action.argumentsDigest,
+      action.contentHash,
+      action.summary,
+      action.createdAt,
+      action.expiresAt,
+      action.status,
+    ]);
+    if (inserted.rowCount !== 1) throw new Error('A pending action with this id or token already exists.');
+    await this.#sweep(action.createdAt - this.#retentionMs);
+  }
+
+  async findByTokenHash(tokenHash: string): Promise<PendingAction | undefined> {
+    const found = await this.#pool.query<ActionRow>(
+      'SELECT * FROM gatehouse_pending_actions WHERE token_hash = $1',
+      [tokenHash],
+    );
+    const row = found.rows[0];
+    return row ? toAction(row) : undefined;
+  }
+
+  /** Inside a unit of work (`unit` given) the change joins its transaction; else it commits on its own. */
+  async transition(
+    id: string,
+    from: readonly PendingStatus[],
+    to: PendingStatus,
+    unit?: unknown,
+  ): Promise<boolean> {
+    if (from.length === 0) return false;
+    const moved = await on(this.#pool, unit, NAME).query(
+      'UPDATE gatehouse_pending_actions SET status = $1 WHERE id = $2 AND status = ANY($3::text[])',
+      [to, id, [...from]],
+    );
+    return moved.rowCount === 1;
+  }
+
+  /** Deletes actions that expired before `before`, `sweepBatch` rows per statement; returns how many. */
+  purge(before: number): Promise<number> {
+    return inBatches(() => this.#sweep(before), this.#batch);
+  }
+
+  async #sweep(before: number): Promise<number> {
+    return (await this.#pool.query(SWEEP, [before, this.#batch])).rowCount ?? 0;
+  }
+}

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+/** What a store statement runs on: the pool (commits on its own) or a unit of work's client. */
+export type Queryable = Pick<pg.Pool, 'query'>;
+
+/**
+ * The connection a store call runs on: the unit of work's client when `unit`
+ * is given (the statement joins its transaction), else the pool. Refuses a
+ * handle that is not a `pg` client (a unit of work of another database).
+ */
+export function on(pool: pg.Pool, unit: unknown, store: string): Queryable {
+  if (unit === undefined) return pool;
+  if (typeof (unit as Partial<Queryable> | null)?.query !== 'function') {
+    throw new Error(`${store}: the unit of work's handle is not a pg client; use postgresUnitOfWork.`);
+  }
+  return unit as Queryable;
+}
+
+/**
+ * A 64-bit advisory lock key (as a decimal string, for a BIGINT parameter)
+ * from the first eight bytes of SHA-256 of `name`: unlike `hashtext`, whose
+ * 32 bits collide after tens of thousands of keys, two keys practically never share a lock.
+ */
+export function advisoryKey(name: string): string {
+  const hash = createHash('sha256').update(name, 'utf8').digest();
+  return hash.readBigInt64BE(0).toString();
+}
+
+/** A key column's value: the UTF-8 bytes of the string (PostgreSQL text cannot hold the NUL core's keys contain). */
+export const keyBytes = (key: string): Buffer => Buffer.from(key, 'utf8');
+
+/** Deletes `batch` rows per statement until a statement deletes fewer; returns how many in all. */
+export async function inBatches(deleteBatch: () => Promise<number>, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await deleteBatch();
+    total += deleted;
+    if (deleted < batch) return total;
+  }
+}

@@ -1,0 +1,84 @@
+// The six store contracts of @gatehousejs/testing, on PostgreSQL: one database
+// for the file, tables emptied before each test, `restart` builds the store
+// again on a new pool (a restarted process), `count` counts the table.
+import type { StoreFactory } from '@gatehousejs/testing/vitest';
+import {
+  describeAuditStore,
+  describeCredentialStore,
+  describePendingActionStore,
+  describeRateBucketStore,
+  describeReplayStore,
+  describeSwitchStore,
+} from '@gatehousejs/testing/vitest';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe } from 'vitest';
+import {
+  createPostgresPool,
+  migrateGatehouseSchemaPostgres,
+  PostgresAuditStore,
+  PostgresCredentialStore,
+  PostgresPendingActionStore,
+  PostgresRateBucketStore,
+  PostgresReplayStore,
+  PostgresSwitchStore,
+} from '../src/postgres.js';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from './fixtures/postgres.js';
+
+const available = await postgresAvailable();
+
+describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await migrateGatehouseSchemaPostgres(database.pool);
+  });
+  afterAll(() => database?.drop());
+
+  /** A contract factory over `table`, emptied first; every restart opens a new pool. */
+  const factory =
+    <S>(table: string, build: (pool: pg.Pool) => S): StoreFactory<S> =>
+    async () => {
+      await database.pool.query(`TRUNCATE ${table}`);
+      const pools: pg.Pool[] = [];
+      return {
+        store: build(database.pool),
+        restart() {
+          const pool = createPostgresPool({ connectionString: database.url, max: 4 });
+          pools.push(pool);
+          return build(pool);
+        },
+        count: async () => {
+          const { rows } = await database.pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
+          return rows[0]?.n ?? 0;
+        },
+        close: async () => {
+          await Promise.all(pools.map((pool) => pool.end()));
+        },
+      };
+    };
+
+  describeReplayStore(
+    'PostgresReplayStore',
+    factory('gatehouse_replay', (pool) => new PostgresReplayStore(pool)),
+  );
+  describePendingActionStore(
+    'PostgresPendingActionStore',
+    factory('gatehouse_pending_actions', (pool) => new PostgresPendingActionStore(pool)),
+  );
+  describeAuditStore(
+    'PostgresAuditStore',
+    factory('gatehouse_audit', (pool) => new PostgresAuditStore(pool)),
+  );
+  describeSwitchStore(
+    'PostgresSwitchStore',
+    factory('gatehouse_switches', (pool) => new PostgresSwitchStore(pool)),
+  );
+  describeRateBucketStore(
+    'PostgresRateBucketStore',
+    factory('gatehouse_rate_buckets', (pool) => new PostgresRateBucketStore(pool)),
+  );
+  describeCredentialStore(
+    'PostgresCredentialStore',
+    factory('gatehouse_credentials', (pool) => new PostgresCredentialStore(pool)),
+  );
+});
