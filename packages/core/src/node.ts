@@ -6,10 +6,23 @@ import {
 } from 'node:http';
 import { ConfigurationError } from './errors.js';
 import { createHttpHandler, type HttpOptions } from './http.js';
+import {
+  checkShutdown,
+  createDrain,
+  type Drain,
+  pause,
+  type ShutdownOptions,
+  type ShutdownReport,
+} from './serve/drain.js';
+import { HEALTH_PATHS, type HealthOptions, healthEndpoints } from './serve/health.js';
 import { type NodeListener, nodeListener } from './serve/nodeBridge.js';
+import { outageOf } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
+export type { ShutdownOptions, ShutdownReport } from './serve/drain.js';
+export type { HealthOptions } from './serve/health.js';
 export type { NodeListener } from './serve/nodeBridge.js';
+export type { UnavailableOptions } from './serve/unavailable.js';
 
 /** A web-standard request handler, as Hono's `app.fetch` or a Workers `fetch` export. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -53,6 +66,13 @@ export interface ListenOptions extends HttpOptions {
    * cause; the error goes to `onerror`. Without it, other paths answer 404.
    */
   readonly fetch?: FetchHandler;
+  /**
+   * The health endpoints, `GET /healthz` (alive: 200 `ok`) and `GET /readyz`
+   * (200 when `ready` resolves within `timeoutMs`, default 2 s, and the
+   * server is not draining; 503 otherwise). Always served, at fixed paths,
+   * before `fetch`, without authentication.
+   */
+  readonly health?: HealthOptions;
 }
 
 /** A listening server and its MCP URL. */
@@ -62,6 +82,17 @@ export interface Listening extends AsyncDisposable {
   readonly http: NodeHttpServer;
   /** Drops open connections and stops listening; calling it again (or disposing) is a no-op. */
   close(): Promise<void>;
+  /**
+   * Stops gracefully: `/readyz` answers 503 at once; after `drainDelayMs`
+   * (default 0) the server stops accepting connections, a request arriving
+   * on a kept-alive connection gets 503 with `Retry-After` and
+   * `Connection: close`, every request in flight gets its full answer, and
+   * idle connections close; after `deadlineMs` more (default 10 s) whatever
+   * is still open is cut. Resolves with how many requests finished and how
+   * many were cut. Calling it again returns the same promise; `close()`
+   * during it cuts at once. Bad options reject with a `ConfigurationError`.
+   */
+  shutdown(options?: ShutdownOptions): Promise<ShutdownReport>;
 }
 
 const notFound = (_request: IncomingMessage, response: ServerResponse): void => {
@@ -100,25 +131,71 @@ export async function listen<TRight extends string>(
 ): Promise<Listening> {
   const path = options.path ?? '/mcp';
   if (!path.startsWith('/')) throw new ConfigurationError('listen: path must start with "/".');
+  if (HEALTH_PATHS.includes(path)) throw new ConfigurationError(`listen: path ${path} is a health endpoint.`);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new ConfigurationError('listen: fetch must be a function (request) => Response.');
   }
+  const { retryAfterSeconds } = outageOf(options.unavailable, 'listen');
+  const health = healthEndpoints(options.health, () => drain.isDraining());
   const mcp = createNodeListener(server, options);
   const other = options.fetch ? hostListener(options.fetch, options.onerror) : notFound;
   const http = createHttpServer((req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    if (health(req, res, pathname)) return;
+    if (drain.refused(res, pathname === path)) return;
+    drain.track(res);
     void (pathname === path ? mcp : other)(req, res);
   });
+  const drain = createDrain(http, retryAfterSeconds);
   const host = options.host ?? '127.0.0.1';
   await bind(http, options.port ?? 0, host);
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const hostname = host.includes(':') ? `[${host}]` : host;
+  const { close, shutdown } = stopping(drain);
+  return {
+    url: new URL(`http://${hostname}:${port}${path}`),
+    http,
+    close,
+    shutdown,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** `close` (immediate) and `shutdown` (graceful) of one server; each runs once. */
+function stopping(drain: Drain) {
   let closing: Promise<void> | undefined;
+  let shuttingDown: Promise<ShutdownReport> | undefined;
+  let delay: ReturnType<typeof pause> | undefined;
   const close = () =>
-    (closing ??= new Promise<void>((resolve, reject) => {
-      http.close((error) => (error ? reject(error) : resolve()));
-      http.closeAllConnections();
-    }));
-  return { url: new URL(`http://${hostname}:${port}${path}`), http, close, [Symbol.asyncDispose]: close };
+    (closing ??= (async () => {
+      drain.stop();
+      delay?.cancel();
+      const stopped = drain.stopListening();
+      drain.cutAll();
+      await stopped;
+    })());
+  const shutdown = (options?: ShutdownOptions): Promise<ShutdownReport> => {
+    if (shuttingDown) return shuttingDown;
+    let checked: Required<ShutdownOptions>;
+    try {
+      checked = checkShutdown(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    shuttingDown = (async () => {
+      drain.drain();
+      delay = pause(checked.drainDelayMs);
+      if (closing) delay.cancel();
+      await delay.done;
+      drain.stop();
+      const stopped = drain.stopListening();
+      await drain.settle(checked.deadlineMs);
+      drain.cutAll();
+      await stopped;
+      return drain.report();
+    })();
+    return shuttingDown;
+  };
+  return { close, shutdown };
 }
