@@ -21,11 +21,11 @@ import {
 import { listen } from '../src/node.js';
 import { StdioLineTransport } from '../src/sdkV1.js';
 import { serveStdio } from '../src/stdio.js';
-import { type Note, NoteService, RIGHTS, type Right } from './fixtures.js';
 import { LEAKS, SECRET_ERROR } from './fixtures/notesServer.js';
 import { createRequest } from './fixtures/rawRequest.js';
 import { httpHost } from './fixtures/v1Carriers.js';
 import { notesApp, v1Host } from './fixtures/v1Notes.js';
+import { type Note, NoteService, RIGHTS, type Right } from './fixtures.js';
 import { recordingLogger } from './recording.js';
 
 type Mode = 'up' | 'down' | 'hang';
