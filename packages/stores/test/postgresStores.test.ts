@@ -1,0 +1,179 @@
+// createPostgresPool, migrateGatehouseSchemaPostgres and createPostgresStores:
+// options refused up front, versioned migrations safe under concurrent
+// starts, purges in batches, statement timeouts, the readiness probe.
+import { ConfigurationError } from '@gatehousejs/core';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  createPostgresPool,
+  createPostgresStores,
+  migrateGatehouseSchemaPostgres,
+  POSTGRES_SCHEMA_VERSION,
+} from '../src/postgres.js';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from './fixtures/postgres.js';
+
+const available = await postgresAvailable();
+
+describe('createPostgresPool', () => {
+  it('refuses bad options with a ConfigurationError, before connecting', () => {
+    const bad = [
+      { max: 0 },
+      { max: 1.5 },
+      { statementTimeoutMs: -1 },
+      { connectionTimeoutMs: 0 },
+      { idleTimeoutMs: Number.NaN },
+      { connectionString: '' },
+      { connectionString: 42 as unknown as string },
+    ];
+    for (const options of bad) expect(() => createPostgresPool(options)).toThrow(ConfigurationError);
+  });
+});
+
+describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
+  const databases: TestDatabase[] = [];
+  const fresh = async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    return database;
+  };
+  afterEach(async () => {
+    await Promise.all(databases.splice(0).map((d) => d.drop()));
+  });
+
+  it('reads BIGINT as a number on its own pools only, and runs every connection with the statement timeout', async () => {
+    const { url } = await fresh();
+    const pool = createPostgresPool({ connectionString: url, statementTimeoutMs: 1_234 });
+    try {
+      const { rows } = await pool.query('SELECT 9007199254740991::bigint AS n, current_setting($1) AS t', [
+        'statement_timeout',
+      ]);
+      expect(rows).toEqual([{ n: 9007199254740991, t: '1234ms' }]);
+      const plain = new pg.Client({ connectionString: url });
+      await plain.connect();
+      const global = await plain.query('SELECT 1::bigint AS n');
+      await plain.end();
+      expect(global.rows).toEqual([{ n: '1' }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('turns a statement slower than the timeout into a rejection, not a hang', async () => {
+    const { url } = await fresh();
+    const pool = createPostgresPool({ connectionString: url, statementTimeoutMs: 200 });
+    try {
+      const stores = await createPostgresStores(pool);
+      const started = Date.now();
+      await expect(pool.query('SELECT pg_sleep(5)')).rejects.toThrow(/statement timeout/);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      // a store call behind a row lock held longer than the timeout rejects too
+      const holder = await pool.connect();
+      await stores.switches.set('global', false);
+      await holder.query('BEGIN');
+      await holder.query('SELECT * FROM gatehouse_switches FOR UPDATE');
+      await expect(stores.switches.set('global', true)).rejects.toThrow(/statement timeout/);
+      await holder.query('ROLLBACK');
+      holder.release();
+      expect(await stores.switches.get('global')).toBe(false);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('migrates a fresh database once; a second run is a no-op', async () => {
+    const { pool } = await fresh();
+    expect(await migrateGatehouseSchemaPostgres(pool, 1)).toEqual({
+      from: 0,
+      to: POSTGRES_SCHEMA_VERSION,
+      applied: [1],
+    });
+    expect(await migrateGatehouseSchemaPostgres(pool, 2)).toEqual({
+      from: POSTGRES_SCHEMA_VERSION,
+      to: POSTGRES_SCHEMA_VERSION,
+      applied: [],
+    });
+    const { rows } = await pool.query('SELECT version, applied_at FROM gatehouse_migrations');
+    expect(rows).toEqual([{ version: 1, applied_at: 1 }]);
+  });
+
+  it('lets several processes start at once on a fresh database: every start succeeds, one migrates', async () => {
+    const { url } = await fresh();
+    const pools = Array.from({ length: 4 }, () => createPostgresPool({ connectionString: url, max: 2 }));
+    try {
+      const started = await Promise.all(pools.map((pool) => createPostgresStores(pool)));
+      expect(started).toHaveLength(4);
+      const { rows } = await pools[0]!.query('SELECT version FROM gatehouse_migrations');
+      expect(rows).toEqual([{ version: 1 }]);
+      await started[1]!.switches.set('global', true);
+      expect(await started[3]!.switches.get('global')).toBe(true);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('refuses a database migrated by a newer package, and changes nothing', async () => {
+    const { pool } = await fresh();
+    await migrateGatehouseSchemaPostgres(pool);
+    await pool.query("INSERT INTO gatehouse_migrations VALUES (99, 'from the future', 0)");
+    await expect(createPostgresStores(pool)).rejects.toThrow(ConfigurationError);
+    const { rows } = await pool.query('SELECT max(version) AS v FROM gatehouse_migrations');
+    expect(rows).toEqual([{ v: 99 }]);
+  });
+
+  it('refuses bad options before touching the database', async () => {
+    const { pool } = await fresh();
+    await expect(createPostgresStores(pool, { sweepBatch: 1 })).rejects.toThrow(ConfigurationError);
+    await expect(createPostgresStores(pool, { expiredRetentionMs: -1 })).rejects.toThrow(ConfigurationError);
+    const { rows } = await pool.query("SELECT to_regclass('gatehouse_migrations') AS t");
+    expect(rows).toEqual([{ t: null }]);
+  });
+
+  it('purges only expired rows, a few per statement, until none is left', async () => {
+    const { pool } = await fresh();
+    const stores = await createPostgresStores(pool, { sweepBatch: 2, expiredRetentionMs: 1_000 });
+    for (let i = 0; i < 7; i++) {
+      const begun = await stores.replay.begin(`old${i}`, 'd', 10, 0); // expires at 10
+      if (begun.state === 'started') await stores.replay.complete(`old${i}`, begun.fence, 'd', { i }, 50, 0);
+    }
+    await stores.replay.begin('live', 'd', 60_000, 0);
+    for (let i = 0; i < 5; i++)
+      await stores.rateBuckets.take(`c${i}:read`, { capacity: 1, refillPerSecond: 1 }, 0);
+    await stores.rateBuckets.take('busy:read', { capacity: 1, refillPerSecond: 0.0001 }, 0);
+    const action = (id: string, expiresAt: number) => ({
+      id,
+      tokenHash: `h_${id}`,
+      connectionId: 'c1',
+      tenantId: 't1',
+      tool: 'mail_visitor',
+      arguments: {},
+      argumentsDigest: 'd',
+      contentHash: 'c',
+      summary: 's',
+      createdAt: 0,
+      expiresAt,
+      status: 'pending' as const,
+    });
+    await stores.pendingActions.insert(action('gone', 500)); // expired long enough before 2,000
+    await stores.pendingActions.insert(action('recent', 1_500)); // expired, still within the retention
+    const query = vi.spyOn(pool, 'query');
+    const counts = await stores.purgeExpired(2_000);
+    const deletes = query.mock.calls.filter(([sql]) => String(sql).trimStart().startsWith('DELETE'));
+    query.mockRestore();
+    expect(counts).toEqual({ replay: 7, pendingActions: 1, rateBuckets: 5 });
+    // 7 replay rows at 2 a statement: 4 statements; 1 action: 1; 5 buckets: 3
+    expect(deletes).toHaveLength(8);
+    const left = await pool.query<{ k: string }>(
+      "SELECT convert_from(key, 'UTF8') AS k FROM gatehouse_replay UNION ALL SELECT convert_from(key, 'UTF8') FROM gatehouse_rate_buckets UNION ALL SELECT id FROM gatehouse_pending_actions ORDER BY 1",
+    );
+    expect(left.rows.map((r) => r.k)).toEqual(['busy:read', 'live', 'recent']);
+    expect(await stores.purgeExpired(2_000)).toEqual({ replay: 0, pendingActions: 0, rateBuckets: 0 });
+  });
+
+  it('answers ping while the database answers, and rejects once it does not', async () => {
+    const { pool } = await fresh();
+    const stores = await createPostgresStores(pool);
+    await expect(stores.ping()).resolves.toBeUndefined();
+    await pool.end();
+    await expect(stores.ping()).rejects.toThrow();
+  });
+});
