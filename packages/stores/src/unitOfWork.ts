@@ -58,11 +58,7 @@ export interface SqliteUnitOfWorkOptions extends LockWaitOptions {}
 const beginFailed = (error: unknown) =>
   unavailable(isBusy(error) ? 'The database is busy.' : 'The database could not start a transaction.');
 
-/**
- * Starts the transaction: at once when the database is free (the work then
- * starts in the same tick), else on timers, never in the native busy
- * handler, until `deadline`.
- */
+/** Retries `BEGIN IMMEDIATE` on timers, never in the native busy handler, until `deadline`; then `store_unavailable`. */
 async function beginBy(db: SqliteDatabase, begin: () => unknown, deadline: number): Promise<void> {
   try {
     await retryWhileBusy(db, begin, deadline);
