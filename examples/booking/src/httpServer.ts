@@ -1,4 +1,4 @@
-import { listen } from '@gatehousejs/core/node';
+import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
 
@@ -8,7 +8,10 @@ export interface Serving extends AsyncDisposable {
   readonly mcpUrl: URL;
   /** The REST API's base, `…/api`. */
   readonly apiUrl: URL;
+  /** Drops open connections at once. */
   close(): Promise<void>;
+  /** Fails readiness, stops accepting, lets requests in flight finish (see core's `Listening.shutdown`). */
+  shutdown(options?: ShutdownOptions): Promise<ShutdownReport>;
 }
 
 const NOT_FOUND = 'Not found. The MCP endpoint is /mcp; the API is /api.';
@@ -28,7 +31,9 @@ function productHandler(app: BookingApp): (request: Request) => Promise<Response
  * at `/mcp` (Streamable HTTP, both protocol eras, behind Gatehouse's gate:
  * kill switch 503, Host/Origin 403, MCP tokens only 401) and the REST API
  * under `/api` with its own authentication (API tokens and sessions; MCP
- * tokens 401). Binds loopback by default.
+ * tokens 401). Binds loopback by default. `/healthz` answers while the
+ * process serves; `/readyz` only while the database answers a read through
+ * the credential store (and not while shutting down).
  */
 export async function serveHttp(
   app: BookingApp,
@@ -37,12 +42,14 @@ export async function serveHttp(
   const served = await listen(app.mcp, {
     ...options,
     fetch: productHandler(app),
+    health: { ready: () => app.credentialStore.findById('readiness-probe') },
     onerror: (error) => app.logger.error({ event: 'http', error_type: error.name }, 'http transport error'),
   });
   return {
     mcpUrl: served.url,
     apiUrl: new URL('/api', served.url),
     close: served.close,
+    shutdown: served.shutdown,
     [Symbol.asyncDispose]: served.close,
   };
 }

@@ -3,7 +3,44 @@ import { type BookingApp, createBookingApp } from './app.js';
 import { banner } from './banner.js';
 import { DEMO, databaseFile, portOf, UsageError } from './config.js';
 import { rotateDemoToken } from './demoToken.js';
-import { serveHttp } from './httpServer.js';
+import { type Serving, serveHttp } from './httpServer.js';
+
+/** A non-negative whole number of milliseconds from the environment, or `fallback` when unset. */
+function millisecondsOf(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(`${name} must be a whole number of milliseconds (got "${raw}").`);
+  }
+  return value;
+}
+
+/**
+ * On SIGTERM or SIGINT: readiness fails, and after SHUTDOWN_DRAIN_DELAY_MS
+ * (default 0) the server stops accepting; requests in flight finish within
+ * SHUTDOWN_DEADLINE_MS (default 10 s), then the database closes and the
+ * process exits 0.
+ */
+function stopGracefully(app: BookingApp, serving: Serving): void {
+  const drainDelayMs = millisecondsOf('SHUTDOWN_DRAIN_DELAY_MS', 0);
+  const deadlineMs = millisecondsOf('SHUTDOWN_DEADLINE_MS', 10_000);
+  const stop = async (signal: NodeJS.Signals) => {
+    app.logger.info({ event: 'shutdown', signal, drain_delay_ms: drainDelayMs }, 'shutting down');
+    let code = 0;
+    try {
+      const report = await serving.shutdown({ drainDelayMs, deadlineMs });
+      app.logger.info({ event: 'shutdown', ...report }, 'stopped serving');
+      await app.close();
+    } catch (error) {
+      app.logger.error({ event: 'shutdown', error_type: (error as Error)?.name }, 'shutdown failed');
+      code = 1;
+    }
+    process.exit(code);
+  };
+  process.once('SIGINT', (signal) => void stop(signal));
+  process.once('SIGTERM', (signal) => void stop(signal));
+}
 
 /**
  * Serves Streamable HTTP and the REST API on loopback, replaces the demo
@@ -11,6 +48,7 @@ import { serveHttp } from './httpServer.js';
  */
 async function serve(app: BookingApp): Promise<void> {
   const serving = await serveHttp(app, { port: portOf() });
+  stopGracefully(app, serving);
   const demo = await rotateDemoToken(app);
   process.stdout.write(
     banner({
@@ -26,14 +64,6 @@ async function serve(app: BookingApp): Promise<void> {
       revoked: demo.revoked,
     }),
   );
-  const stop = () => {
-    void serving.close().finally(() => {
-      app.close();
-      process.exit(0);
-    });
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 /** Serves one stdio connection with the credential in `BOOKING_TOKEN`. */
@@ -45,12 +75,14 @@ function serveOneStdioConnection(app: BookingApp): void {
     onerror: (error) => app.logger.error({ event: 'stdio', error_type: error.name }, 'stdio transport error'),
   });
   process.stdin.once('end', () => {
-    void handle.close().finally(() => app.close());
+    void handle.close().finally(async () => {
+      await app.close();
+    });
   });
 }
 
 async function main(): Promise<void> {
-  const app = createBookingApp({ file: databaseFile() });
+  const app = await createBookingApp({ file: databaseFile() });
   if (process.argv.includes('--stdio')) serveOneStdioConnection(app);
   else await serve(app);
 }

@@ -1,0 +1,189 @@
+/**
+ * Graceful shutdown of the real server process (`src/main.ts`, bundled): a
+ * burst of MCP calls is on the wire when SIGTERM arrives; every one gets its
+ * complete answer, readiness fails while draining, the process exits 0, and
+ * every write it acknowledged is in the database file afterwards.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
+import { berlin } from './fixtures/testApp.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+let dir = '';
+let script = '';
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'booking-shutdown-'));
+  script = join(dir, 'main.cjs');
+  bundleChild(join(here, '../src/main.ts'), script);
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly url: URL;
+  readonly token: string;
+  /** The exit code (or the signal that ended the process). */
+  readonly exited: Promise<number | NodeJS.Signals | null>;
+}
+
+/** Starts `main` on `file` (PORT=0, a short drain delay) and reads the MCP URL and demo token from its banner. */
+function start(file: string): Promise<Running> {
+  const child = spawn(process.execPath, [script], {
+    env: {
+      ...process.env,
+      ...CHILD_ENV,
+      BOOKING_DB: file,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DRAIN_DELAY_MS: '300',
+      SHUTDOWN_DEADLINE_MS: '10000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal)),
+  );
+  let out = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before its banner: ${out}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!out.includes('Press Ctrl+C')) return;
+      const url = /MCP URL\s+(\S+)/.exec(out)?.[1] ?? '';
+      const token = /Demo token\s+(\S+)/.exec(out)?.[1] ?? '';
+      resolve({ child, url: new URL(url), token, exited });
+    });
+  });
+}
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'shutdown-test', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+interface Answer {
+  readonly status: number;
+  /** The JSON-RPC message of the answer (plain JSON or the SSE `data:` line). */
+  readonly message: { result?: { structuredContent?: Record<string, unknown> }; error?: unknown };
+}
+
+interface Sent {
+  /** Resolves once the whole request is written to the socket. */
+  readonly written: Promise<void>;
+  readonly answer: Promise<Answer>;
+}
+
+/** One raw 2026-07-28 tools/call on its own connection, over node:http so the test knows when it is sent. */
+function callTool(url: URL, token: string, id: number, name: string, args: object): Sent {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: META },
+  });
+  const req = httpRequest(url, {
+    method: 'POST',
+    agent: false,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+      authorization: `Bearer ${token}`,
+    },
+  });
+  const written = new Promise<void>((resolve) => req.once('finish', () => resolve()));
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.once('end', () => {
+        const data = String(res.headers['content-type']).includes('text/event-stream')
+          ? (/^data: (.*)$/m.exec(text)?.[1] ?? 'null')
+          : text;
+        try {
+          resolve({ status: res.statusCode ?? 0, message: JSON.parse(data) as Answer['message'] });
+        } catch (error) {
+          reject(error);
+        }
+      });
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+  });
+  req.end(body);
+  return { written, answer };
+}
+
+const readiness = async (url: URL): Promise<[number, string]> => {
+  const response = await fetch(new URL('/readyz', url));
+  return [response.status, await response.text()];
+};
+
+/** Rows the way another process sees them: its own read-only handle on the file. */
+function bookingIds(file: string): Set<string> {
+  const db = new Database(file, { readonly: true });
+  try {
+    return new Set((db.prepare('SELECT id FROM bookings').all() as { id: string }[]).map((r) => r.id));
+  } finally {
+    db.close();
+  }
+}
+
+describe('the booking server process on SIGTERM', () => {
+  it('answers every call sent before the signal, fails readiness while draining, exits 0, and keeps every acknowledged write', async () => {
+    const file = join(dir, 'booking.db');
+    const server = await start(file);
+    expect(await readiness(server.url)).toEqual([200, 'ready']);
+
+    const sent = Array.from({ length: 50 }, (_, i) =>
+      i % 2 === 0
+        ? callTool(server.url, server.token, i + 1, 'create_booking', {
+            customer_id: 'cu_grace',
+            starts_at: berlin(60 + i, '09:00'),
+            duration_minutes: 30,
+            price: { minor_units: 5000 + i, currency: 'EUR' },
+          })
+        : callTool(server.url, server.token, i + 1, 'find_customers', { query: 'a' }),
+    );
+    await Promise.all(sent.map((s) => s.written));
+    server.child.kill('SIGTERM');
+
+    let draining: [number, string] = [0, ''];
+    for (let i = 0; i < 50 && draining[0] !== 503; i++) draining = await readiness(server.url);
+    expect(draining).toEqual([503, 'draining']);
+
+    const answers = await Promise.all(sent.map((s) => s.answer));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    for (const answer of answers) {
+      expect(answer.message.error).toBeUndefined();
+      expect(answer.message.result?.structuredContent?.status).toBe('ok');
+    }
+    expect(await server.exited).toBe(0);
+
+    const acknowledged = answers
+      .filter((_, i) => i % 2 === 0)
+      .map((a) => (a.message.result?.structuredContent?.result as { id?: string } | undefined)?.id ?? '');
+    expect(new Set(acknowledged).size).toBe(25);
+    const stored = bookingIds(file);
+    for (const id of acknowledged) expect(stored.has(id)).toBe(true);
+  });
+});
