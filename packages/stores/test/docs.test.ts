@@ -24,6 +24,7 @@ const sources = [
   './examples/mcpServer.ts',
   './fixtures/tempDatabase.ts',
   './contract.test.ts',
+  './postgresExample.ts',
 ].map((path) => unindent(read(path)));
 
 describe('docs/stores.md', () => {
