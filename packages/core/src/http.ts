@@ -51,9 +51,10 @@ export interface HttpOptions {
   /** Serve 2025-era clients statelessly (default) or refuse them. */
   readonly legacy?: 'stateless' | 'reject';
   /**
-   * Receives unexpected errors: out-of-band SDK errors, and a gate check,
-   * authenticator or visibility rule that throws (reporting only). The client
-   * then gets a bare 500 / JSON-RPC internal error that names no cause.
+   * Receives unexpected errors (reporting only): out-of-band SDK errors, a
+   * `tenantFrom` or visibility rule that throws (the client gets a bare 500 /
+   * JSON-RPC internal error that names no cause), and a gate check or
+   * authenticator that fails (the client gets the 503 of `unavailable`).
    */
   readonly onerror?: (error: Error) => void;
 }

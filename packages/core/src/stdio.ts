@@ -24,8 +24,9 @@ export interface StdioOptions {
   /** The tenant, for a credential serving several tenants. */
   readonly tenant?: string | undefined;
   /**
-   * Receives unexpected errors (SDK transport errors, a failing authenticator
-   * or gate check); reporting only. The client sees a bare internal error.
+   * Receives unexpected errors (SDK transport errors; a failing authenticator
+   * or gate check, whose client gets the 503 error of `unavailable`);
+   * reporting only. Otherwise the client sees a bare internal error.
    */
   readonly onerror?: (error: Error) => void;
   /**

@@ -31,10 +31,11 @@ export interface MountOptions {
    */
   readonly credential?: { readonly token: string | undefined; readonly tenant?: string | undefined };
   /**
-   * Receives unexpected errors (a failing authenticator, gate check or
-   * visibility rule; a host tool handler that throws something other than an
-   * `McpError`) and configuration mistakes found at request time. Reporting
-   * only: the client gets a bare JSON-RPC internal error.
+   * Receives unexpected errors (a failing visibility rule; a host tool
+   * handler that throws something other than an `McpError`; a failing
+   * authenticator or gate check, whose client gets the 503 error of
+   * `unavailable`) and configuration mistakes found at request time.
+   * Reporting only: otherwise the client gets a bare JSON-RPC internal error.
    */
   readonly onerror?: (error: Error) => void;
   /**
