@@ -121,6 +121,8 @@ function bind(http: NodeHttpServer, port: number, host: string): Promise<void> {
  * endpoint at `path` behind the gate of {@link createHttpHandler}, and every
  * other path through the host's `fetch` handler when one is given (404
  * otherwise). Paths are matched exactly, before any body is read.
+ * `/healthz` and `/readyz` are answered first (see `health`);
+ * `shutdown()` stops gracefully, `close()` at once.
  *
  * @example
  * await using served = await listen(server, { port: 3333, fetch: api.fetch });
