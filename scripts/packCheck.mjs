@@ -2,7 +2,8 @@
 // Run after `npm run build`:
 //   1. `npm pack` every package into a temporary directory;
 //   2. install the tarballs into a fresh project with the install lines of docs/install.md
-//      (package names replaced by tarball paths, one `npm install`), the @gatehousejs scope
+//      (package names replaced by tarball paths, one `npm install`; plus the optional peer
+//      `pg` of the PostgreSQL entry), the @gatehousejs scope
 //      pointed at a registry that refuses, so nothing of that scope comes from the network;
 //   3. import every entry from ESM and require it from CommonJS (the vitest entry must fail
 //      with vitest's own message: vitest refuses require());
@@ -36,6 +37,11 @@ const root = resolve(import.meta.dirname, '..');
 const PACKAGES = ['core', 'guards', 'access', 'presenters', 'stores', 'testing'];
 const TYPESCRIPT = 'typescript@5.9.3';
 const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
+/**
+ * Optional peers an entry loads, installed so every entry can be imported and required:
+ * `pg` for `@gatehousejs/stores/postgres` (its types for the stores README's example).
+ */
+const OPTIONAL_PEERS = ['pg@^8.11.0', '@types/pg@^8'];
 const REFUSING_REGISTRY = 'http://127.0.0.1:9/';
 const VITEST_REFUSAL = 'Vitest cannot be imported in a CommonJS module using require()';
 const failures = [];
@@ -121,7 +127,7 @@ async function install(app, tarballs) {
   // Nothing of the scope may come from a registry: only the tarballs can satisfy it.
   writeFileSync(join(app, '.npmrc'), `@gatehousejs:registry=${REFUSING_REGISTRY}\n`);
   const specs = new Map();
-  for (const spec of [...documentedInstall(), ...EXTRA_DEV]) {
+  for (const spec of [...documentedInstall(), ...EXTRA_DEV, ...OPTIONAL_PEERS]) {
     const name = nameOf(spec);
     specs.set(name, tarballs.get(name) ?? spec);
   }
