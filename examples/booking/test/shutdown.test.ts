@@ -34,6 +34,8 @@ interface Running {
   readonly token: string;
   /** The exit code (or the signal that ended the process). */
   readonly exited: Promise<number | NodeJS.Signals | null>;
+  /** What the process wrote to stdout and stderr so far. */
+  output(): string;
 }
 
 /** Starts `main` on `file` (PORT=0, a short drain delay) and reads the MCP URL and demo token from its banner. */
@@ -64,7 +66,7 @@ function start(file: string): Promise<Running> {
       if (!out.includes('Press Ctrl+C')) return;
       const url = /MCP URL\s+(\S+)/.exec(out)?.[1] ?? '';
       const token = /Demo token\s+(\S+)/.exec(out)?.[1] ?? '';
-      resolve({ child, url: new URL(url), token, exited });
+      resolve({ child, url: new URL(url), token, exited, output: () => out });
     });
   });
 }
@@ -130,6 +132,8 @@ function callTool(url: URL, token: string, id: number, name: string, args: objec
     req.once('error', reject);
   });
   req.end(body);
+  // awaited later, all together; until then a failure must not count as unhandled
+  answer.catch(() => undefined);
   return { written, answer };
 }
 
@@ -148,42 +152,56 @@ function bookingIds(file: string): Set<string> {
   }
 }
 
+/** Runs `body`; a failure carries the end of the server's output, to tell a crash from a refusal. */
+async function withOutput(server: Running, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const tail = server.output().slice(-4_000);
+    throw new Error(`${(error as Error).message}\n--- server output ---\n${tail}`, { cause: error });
+  }
+}
+
 describe('the booking server process on SIGTERM', () => {
   it('answers every call sent before the signal, fails readiness while draining, exits 0, and keeps every acknowledged write', async () => {
     const file = join(dir, 'booking.db');
     const server = await start(file);
-    expect(await readiness(server.url)).toEqual([200, 'ready']);
-
-    const sent = Array.from({ length: 50 }, (_, i) =>
-      i % 2 === 0
-        ? callTool(server.url, server.token, i + 1, 'create_booking', {
-            customer_id: 'cu_grace',
-            starts_at: berlin(60 + i, '09:00'),
-            duration_minutes: 30,
-            price: { minor_units: 5000 + i, currency: 'EUR' },
-          })
-        : callTool(server.url, server.token, i + 1, 'find_customers', { query: 'a' }),
-    );
-    await Promise.all(sent.map((s) => s.written));
-    server.child.kill('SIGTERM');
-
-    let draining: [number, string] = [0, ''];
-    for (let i = 0; i < 50 && draining[0] !== 503; i++) draining = await readiness(server.url);
-    expect(draining).toEqual([503, 'draining']);
-
-    const answers = await Promise.all(sent.map((s) => s.answer));
-    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
-    for (const answer of answers) {
-      expect(answer.message.error).toBeUndefined();
-      expect(answer.message.result?.structuredContent?.status).toBe('ok');
-    }
-    expect(await server.exited).toBe(0);
-
-    const acknowledged = answers
-      .filter((_, i) => i % 2 === 0)
-      .map((a) => (a.message.result?.structuredContent?.result as { id?: string } | undefined)?.id ?? '');
-    expect(new Set(acknowledged).size).toBe(25);
-    const stored = bookingIds(file);
-    for (const id of acknowledged) expect(stored.has(id)).toBe(true);
+    await withOutput(server, () => burstThenSigterm(server, file));
   });
 });
+
+async function burstThenSigterm(server: Running, file: string): Promise<void> {
+  expect(await readiness(server.url)).toEqual([200, 'ready']);
+
+  const sent = Array.from({ length: 50 }, (_, i) =>
+    i % 2 === 0
+      ? callTool(server.url, server.token, i + 1, 'create_booking', {
+          customer_id: 'cu_grace',
+          starts_at: berlin(60 + i, '09:00'),
+          duration_minutes: 30,
+          price: { minor_units: 5000 + i, currency: 'EUR' },
+        })
+      : callTool(server.url, server.token, i + 1, 'find_customers', { query: 'a' }),
+  );
+  await Promise.all(sent.map((s) => s.written));
+  server.child.kill('SIGTERM');
+
+  let draining: [number, string] = [0, ''];
+  for (let i = 0; i < 50 && draining[0] !== 503; i++) draining = await readiness(server.url);
+  expect(draining).toEqual([503, 'draining']);
+
+  const answers = await Promise.all(sent.map((s) => s.answer));
+  expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+  for (const answer of answers) {
+    expect(answer.message.error).toBeUndefined();
+    expect(answer.message.result?.structuredContent?.status).toBe('ok');
+  }
+  expect(await server.exited).toBe(0);
+
+  const acknowledged = answers
+    .filter((_, i) => i % 2 === 0)
+    .map((a) => (a.message.result?.structuredContent?.result as { id?: string } | undefined)?.id ?? '');
+  expect(new Set(acknowledged).size).toBe(25);
+  const stored = bookingIds(file);
+  for (const id of acknowledged) expect(stored.has(id)).toBe(true);
+}
