@@ -1,21 +1,20 @@
 import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/access';
 import type { BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehousejs/core';
 import { type Logger, pino } from 'pino';
-import { type BookingDatabase, openBookingDatabase } from './db/open.js';
+import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
-import { cachingPrepare } from './db/statementCache.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
+import { type Housekeeping, startHousekeeping } from './housekeeping.js';
 import { createMcpServer } from './mcp/server.js';
 import { createOutboundPorts } from './ports/outbox.js';
 import { versions } from './presenters.js';
 import { ApiAccess } from './services/apiAccess.js';
+import { type BaseDeps, freeDeps, unitDeps } from './services/deps.js';
 import { createServices, type ServiceDeps, type Services } from './services/index.js';
 import { PeopleDirectory } from './services/people.js';
 
-/** How to build the booking product. */
-export interface BookingAppOptions {
-  /** The SQLite file (created when missing). */
-  readonly file: string;
+/** How the booking product runs, whatever the database. */
+export interface BookingAppSettings {
   /** The clock of services, guards and presenters; tests move it. */
   readonly clock?: () => Date;
   /** Where logs go; default pino to stderr. Never arguments (I17). */
@@ -24,11 +23,17 @@ export interface BookingAppOptions {
   readonly seed?: boolean;
   /** Overrides of the MCP rate buckets per effect class. */
   readonly rateLimits?: Partial<Record<Effect, BucketLimit>>;
+  /** How often housekeeping purges expired rows (guard stores, REST sessions); default 60 s. */
+  readonly housekeepingIntervalMs?: number;
 }
+
+/** How to build the booking product: a SQLite `file` or a PostgreSQL `databaseUrl`, and its settings. */
+export type BookingAppOptions = DatabaseConfig & BookingAppSettings;
 
 /** The booking product: its database, services, credentials, switches and MCP server. */
 export interface BookingApp {
   readonly database: BookingDatabase;
+  /** The deps of services outside any unit of work (reads; each write opens its own). */
   readonly deps: ServiceDeps;
   readonly ports: OutboundPorts;
   readonly people: PeopleDirectory;
@@ -39,11 +44,14 @@ export interface BookingApp {
   readonly switches: Switches;
   readonly mcp: GatehouseServer<Right>;
   readonly logger: Logger;
+  readonly housekeeping: Housekeeping;
   /** Whether this start seeded an empty database. */
   readonly seeded: boolean;
   /** The services for an actor of the UI, the REST API or the CLI. */
   servicesFor(actor: Actor): Services;
-  close(): void;
+  /** Runs `work` in one unit of work with the actor's services bound to it; `handle` is for the audit row. */
+  writeAs<T>(actor: Actor, work: (services: Services, handle: unknown) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
 }
 
 /** The default logger: JSON lines on stderr, so stdout stays free for stdio MCP and the banner. */
@@ -51,42 +59,86 @@ export function stderrLogger(): Logger {
   return pino({ level: process.env.LOG_LEVEL ?? 'info' }, pino.destination({ dest: 2, sync: true }));
 }
 
+const SESSION_BATCH = 100;
+const SESSION_BATCHES_PER_ROUND = 10;
+
+/** One housekeeping round: expired guard-store rows, then expired REST sessions in small batches. */
+function housekeepingRound(database: BookingDatabase, apiAccess: ApiAccess, clock: () => Date) {
+  return async () => {
+    await database.stores.purgeExpired(clock().getTime());
+    for (let i = 0; i < SESSION_BATCHES_PER_ROUND; i++) {
+      const purged = await apiAccess.purgeExpiredSessions(clock().getTime(), SESSION_BATCH);
+      if (purged < SESSION_BATCH) break;
+    }
+  };
+}
+
 /**
  * Opens the database (migrating and, when empty, seeding it) and wires the
  * product: services, outbound ports, MCP credentials checked against live
- * roles (I4), kill switches (I6) and the MCP server over the same services (I1).
+ * roles (I4), kill switches (I6), the MCP server over the same services (I1)
+ * and a housekeeping timer. The same code runs on SQLite and PostgreSQL.
  */
-export function createBookingApp(options: BookingAppOptions): BookingApp {
+export async function createBookingApp(options: BookingAppOptions): Promise<BookingApp> {
   const clock = options.clock ?? (() => new Date());
   const logger = options.logger ?? stderrLogger();
-  const database = openBookingDatabase(options.file, clock().getTime());
-  const seeded = options.seed === false ? false : seedIfEmpty(database.db, clock());
-  const { db, stores } = database;
-  const deps: ServiceDeps = { db: cachingPrepare(db), clock, versions };
-  const ports = createOutboundPorts(db, clock);
-  const people = new PeopleDirectory(db, stores.audit, clock);
+  const config: DatabaseConfig =
+    'databaseUrl' in options ? { databaseUrl: options.databaseUrl } : { file: options.file };
+  const database = await openBookingDatabase(config, clock().getTime());
+  try {
+    const seeded = options.seed === false ? false : await seedIfEmpty(database, clock());
+    return wire(database, options, { clock, logger, seeded });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+function wire(
+  database: BookingDatabase,
+  options: BookingAppSettings,
+  { clock, logger, seeded }: { clock: () => Date; logger: Logger; seeded: boolean },
+): BookingApp {
+  const base: BaseDeps = { clock, versions };
+  const deps = freeDeps(database, base);
+  const ports = createOutboundPorts(clock);
+  const people = new PeopleDirectory(database, clock);
+  const apiAccess = new ApiAccess(database, people, clock);
   const access = accessControl(database, people, clock);
   const mcp = createMcpServer({
     database,
-    deps,
+    base,
     ports,
     ...access,
     logger,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     onInternalError: internalErrorLogger(logger),
   });
+  const housekeeping = startHousekeeping({
+    intervalMs: options.housekeepingIntervalMs ?? 60_000,
+    round: housekeepingRound(database, apiAccess, clock),
+    logger,
+  });
   return {
     database,
     deps,
     ports,
     people,
-    apiAccess: new ApiAccess(db, people, clock),
+    apiAccess,
     ...access,
     mcp,
     logger,
+    housekeeping,
     seeded,
     servicesFor: (actor) => createServices(deps, actor, ports),
-    close: () => database.close(),
+    writeAs: (actor, work) =>
+      database.stores.unitOfWork.run((handle) =>
+        work(createServices(unitDeps(database, base, handle), actor, ports), handle),
+      ),
+    close: async () => {
+      await housekeeping.stop();
+      await database.close();
+    },
   };
 }
 
@@ -97,7 +149,7 @@ function accessControl(database: BookingDatabase, people: PeopleDirectory, clock
   const credentials = createCredentials({
     store: credentialStore,
     audit: stores.audit,
-    people: { current: async (tenantId, personId) => people.standing(tenantId, personId) },
+    people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
     rights: RIGHTS,
     clock,
   });

@@ -1,9 +1,16 @@
 import { runCli } from './cli/run.js';
-import { databaseFile } from './config.js';
+import { databaseConfig, UsageError } from './config.js';
 
-/** `npm run booking -- <command>`: administration of the booking product from a terminal. */
-const code = await runCli(process.argv.slice(2), {
-  file: databaseFile(),
-  io: { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) },
-});
-process.exitCode = code;
+const io = {
+  out: (text: string) => process.stdout.write(text),
+  err: (text: string) => process.stderr.write(text),
+};
+
+/** `npm run booking -- <command>`: administration of the booking product (SQLite, or PostgreSQL with DATABASE_URL). */
+try {
+  process.exitCode = await runCli(process.argv.slice(2), { ...databaseConfig(), io });
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  io.err(`Error: ${error.message}\n`);
+  process.exitCode = 2;
+}

@@ -22,6 +22,38 @@ export function databaseFile(env: NodeJS.ProcessEnv = process.env): string {
   return isAbsolute(configured) ? configured : resolve(env.INIT_CWD ?? process.cwd(), configured);
 }
 
+/** The database to run on: PostgreSQL when `DATABASE_URL` is set, else the SQLite file of {@link databaseFile}. */
+export type DatabaseChoice = { readonly file: string } | { readonly databaseUrl: string };
+
+/**
+ * The database from the environment: `DATABASE_URL` (a `postgres://` or
+ * `postgresql://` URL) selects PostgreSQL; unset or empty, the SQLite file
+ * of {@link databaseFile}. Any other URL is a {@link UsageError} that never
+ * repeats the URL (it may hold a password).
+ */
+export function databaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseChoice {
+  const url = env.DATABASE_URL?.trim();
+  if (!url) return { file: databaseFile(env) };
+  if (!/^postgres(ql)?:\/\//i.test(url)) {
+    throw new UsageError('DATABASE_URL must be a postgres:// or postgresql:// URL; unset it to use SQLite.');
+  }
+  return { databaseUrl: url };
+}
+
+/**
+ * What to show for a PostgreSQL URL: host, port and database name, never
+ * the user's password. An unparsable URL shows as `postgres`.
+ */
+export function redactedDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const name = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || 'postgres';
+    return `postgres://${parsed.host}/${name}`;
+  } catch {
+    return 'postgres';
+  }
+}
+
 /** The HTTP port: `PORT` (0 picks a free one), default 3333. */
 export function portOf(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.PORT?.trim();

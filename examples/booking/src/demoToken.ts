@@ -25,12 +25,15 @@ export interface DemoToken {
 }
 
 /** The ids of the demo tokens still live in the database (hashes only are stored; this reads ids). */
-function liveDemoTokenIds(app: BookingApp): string[] {
-  const rows = app.database.db
-    .prepare(
-      'SELECT id FROM gatehouse_credentials WHERE client_label = ? AND revoked_at IS NULL ORDER BY created_at, id',
-    )
-    .all(DEMO_TOKEN_LABEL) as { id: string }[];
+async function liveDemoTokenIds(app: BookingApp): Promise<string[]> {
+  const rows = await app.database.reader
+    .selectFrom('gatehouse_credentials')
+    .select('id')
+    .where('client_label', '=', DEMO_TOKEN_LABEL)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -42,15 +45,15 @@ function liveDemoTokenIds(app: BookingApp): string[] {
  * (UsageError) when the demo owner is missing or inactive, before revoking.
  */
 export async function rotateDemoToken(app: BookingApp): Promise<DemoToken> {
-  const person = app.people.get(DEMO.workspaceId, DEMO.personId);
-  const standing = app.people.standing(DEMO.workspaceId, DEMO.personId);
+  const person = await app.people.get(DEMO.workspaceId, DEMO.personId);
+  const standing = await app.people.standing(DEMO.workspaceId, DEMO.personId);
   if (!person || !standing?.active) {
     throw new UsageError(
       `The demo owner ${DEMO.personId} of ${DEMO.workspaceId} is missing or inactive in this database.`,
     );
   }
   const revoked: string[] = [];
-  for (const id of liveDemoTokenIds(app)) {
+  for (const id of await liveDemoTokenIds(app)) {
     if (await app.credentials.revoke(id, START_ACTOR)) revoked.push(id);
   }
   const expiresAt = app.deps.clock().getTime() + DAY_MS;

@@ -31,14 +31,14 @@ function api(base: URL, auth: { token?: string; cookie?: string; origin?: string
   };
 }
 
-function apiToken(t: TestApp, personId = 'p_dan'): string {
-  const person = t.app.people.byId(personId);
+async function apiToken(t: TestApp, personId = 'p_dan'): Promise<string> {
+  const person = await t.app.people.byId(personId);
   if (!person) throw new Error('seed missing');
-  return t.app.apiAccess.createToken(person, 'test script').token;
+  return (await t.app.apiAccess.createToken(person, 'test script')).token;
 }
 
-const sessionCookie = (t: TestApp, personId: string) =>
-  `${SESSION_COOKIE}=${t.app.apiAccess.openSession(personId).token}`;
+const sessionCookie = async (t: TestApp, personId: string) =>
+  `${SESSION_COOKIE}=${(await t.app.apiAccess.openSession(personId)).token}`;
 
 const newBooking = (days = 30) => ({
   customer_id: 'cu_ada',
@@ -49,9 +49,9 @@ const newBooking = (days = 30) => ({
 
 describe('the REST API', () => {
   it('serves an API token and refuses an MCP token with 401, in Authorization or in a cookie', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { apiUrl } = await t.serve();
-    const ok = await api(apiUrl, { token: apiToken(t) })('GET', '/bookings');
+    const ok = await api(apiUrl, { token: await apiToken(t) })('GET', '/bookings');
     expect(ok.status).toBe(200);
     expect((ok.body.bookings as Json[]).length).toBe(3);
     const mcp = await t.mint();
@@ -62,11 +62,11 @@ describe('the REST API', () => {
   });
 
   it('signs in with a password, acts with the session cookie, and signs out', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { apiUrl } = await t.serve();
-    const vera = t.app.people.byId('p_vera');
+    const vera = await t.app.people.byId('p_vera');
     if (!vera) throw new Error('seed missing');
-    const password = t.app.people.resetPassword(vera, { actorId: 'ops', channel: 'cli' });
+    const password = await t.app.people.resetPassword(vera, { actorId: 'ops', channel: 'cli' });
     expect((await api(apiUrl)('POST', '/session', { email: vera.email, password: 'wrong' })).status).toBe(
       401,
     );
@@ -84,13 +84,16 @@ describe('the REST API', () => {
   });
 
   it('creates and updates bookings through the services, audited with channel api; a stale version is 409', async () => {
-    await using t = testApp();
-    const call = api((await t.serve()).apiUrl, { token: apiToken(t) });
+    await using t = await testApp();
+    const call = api((await t.serve()).apiUrl, { token: await apiToken(t) });
     const created = await call('POST', '/bookings', newBooking());
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect(
-      t.count('gatehouse_audit', "channel = 'api' AND action = 'booking.create' AND actor_id = 'p_dan'"),
+      await t.count(
+        'gatehouse_audit',
+        "channel = 'api' AND action = 'booking.create' AND actor_id = 'p_dan'",
+      ),
     ).toBe(1);
     const updated = await call('PATCH', `/bookings/${id}`, {
       version: created.body.version,
@@ -102,13 +105,13 @@ describe('the REST API', () => {
       duration_minutes: 30,
     });
     expect(stale).toMatchObject({ status: 409, body: { error: 'conflict' } });
-    expect(t.count('bookings', 'id = ? AND duration_minutes = 90', id)).toBe(1);
+    expect(await t.count('bookings', 'id = ? AND duration_minutes = 90', id)).toBe(1);
   });
 
   it('refuses through create_booking every input the API refuses (I1)', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const serving = await t.serve();
-    const call = api(serving.apiUrl, { token: apiToken(t) });
+    const call = api(serving.apiUrl, { token: await apiToken(t) });
     const mcp = rawClient(serving.mcpUrl, await t.mint({ personId: 'p_dan' }));
     const bad: Json[] = [
       { ...newBooking(), starts_at: berlin(-2) },
@@ -118,20 +121,20 @@ describe('the REST API', () => {
       { ...newBooking(), technician_id: 'te_sam' },
       { ...newBooking(), discount: 10 },
     ];
-    const before = t.count('bookings');
+    const before = await t.count('bookings');
     for (const input of bad) {
       const viaApi = await call('POST', '/bookings', input);
       expect(viaApi.status, JSON.stringify(input)).toBeGreaterThanOrEqual(400);
       expect(viaApi.status).toBeLessThan(500);
       expect(codeOf(await mcp.callTool('create_booking', input)), JSON.stringify(input)).toBeDefined();
     }
-    expect(t.count('bookings')).toBe(before);
+    expect(await t.count('bookings')).toBe(before);
   });
 
   it('lets the owner flip the switches and revoke MCP tokens from a session, audited with channel admin', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const serving = await t.serve();
-    const admin = api(serving.apiUrl, { cookie: sessionCookie(t, 'p_olivia') });
+    const admin = api(serving.apiUrl, { cookie: await sessionCookie(t, 'p_olivia') });
     const token = await t.mint();
     const mcp = rawClient(serving.mcpUrl, token);
     expect((await admin('PUT', '/admin/switches/global', { on: true })).status).toBe(200);
@@ -141,14 +144,14 @@ describe('the REST API', () => {
     expect(codeOf(await mcp.callTool('find_bookings', {}))).toBe('tenant_disabled');
     await admin('PUT', '/admin/switches/workspace', { enabled: true });
     expect(structured(await mcp.callTool('find_bookings', {})).status).toBe('ok');
-    const id = t.app.database.db.prepare('SELECT id FROM gatehouse_credentials').pluck().get() as string;
+    const [{ id } = { id: '' }] = await t.rows<{ id: string }>('SELECT id FROM gatehouse_credentials');
     expect((await admin('POST', `/admin/mcp-tokens/${id}/revoke`)).body).toMatchObject({ revoked: true });
     expect((await mcp.callTool('find_bookings', {})).status).toBe(401);
-    expect(t.count('gatehouse_audit', "channel = 'admin'")).toBe(5);
+    expect(await t.count('gatehouse_audit', "channel = 'admin'")).toBe(5);
   });
 
   it('keeps admin routes to signed-in owners, and the global switch to the operator', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { apiUrl } = await t.serve();
     const id = (
       await t.app.credentials.mint({
@@ -158,25 +161,25 @@ describe('the REST API', () => {
         clientLabel: 'x',
       })
     ).credential.id;
-    expect((await api(apiUrl, { token: apiToken(t, 'p_olivia') })('GET', '/admin/switches')).status).toBe(
-      403,
-    );
-    expect((await api(apiUrl, { cookie: sessionCookie(t, 'p_dan') })('GET', '/admin/switches')).status).toBe(
-      403,
-    );
-    const gina = api(apiUrl, { cookie: sessionCookie(t, 'p_gina') });
+    expect(
+      (await api(apiUrl, { token: await apiToken(t, 'p_olivia') })('GET', '/admin/switches')).status,
+    ).toBe(403);
+    expect(
+      (await api(apiUrl, { cookie: await sessionCookie(t, 'p_dan') })('GET', '/admin/switches')).status,
+    ).toBe(403);
+    const gina = api(apiUrl, { cookie: await sessionCookie(t, 'p_gina') });
     expect((await gina('PUT', '/admin/switches/global', { on: true })).status).toBe(403);
     expect((await gina('POST', `/admin/mcp-tokens/${id}/revoke`)).status).toBe(404);
     expect(await t.app.switches.isGlobalOn()).toBe(false);
-    expect(t.count('gatehouse_credentials', 'revoked_at IS NOT NULL')).toBe(0);
+    expect(await t.count('gatehouse_credentials', 'revoked_at IS NOT NULL')).toBe(0);
   });
 
   it('refuses a cross-site write that rides on the session cookie', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { apiUrl } = await t.serve();
-    const forged = api(apiUrl, { cookie: sessionCookie(t, 'p_dan'), origin: 'https://evil.example' });
-    const before = t.count('bookings');
+    const forged = api(apiUrl, { cookie: await sessionCookie(t, 'p_dan'), origin: 'https://evil.example' });
+    const before = await t.count('bookings');
     expect((await forged('POST', '/bookings', newBooking())).status).toBe(403);
-    expect(t.count('bookings')).toBe(before);
+    expect(await t.count('bookings')).toBe(before);
   });
 });

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Hex } from '@gatehousejs/core';
+import { CompiledQuery } from 'kysely';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createBookingApp } from '../src/app.js';
+import { type BookingApp, createBookingApp } from '../src/app.js';
 import { runCli } from '../src/cli/run.js';
 
 /** A temp database file and a CLI runner that captures stdout and stderr. */
@@ -26,16 +27,19 @@ function cliFixture() {
     return { code, out, err };
   };
   /** Opens the same file as another process would, runs `fn`, closes it. */
-  const inspect = async <T>(fn: (app: ReturnType<typeof createBookingApp>) => T | Promise<T>): Promise<T> => {
-    const app = createBookingApp({ file, seed: false, logger: pino({ level: 'silent' }) });
+  const inspect = async <T>(fn: (app: BookingApp) => T | Promise<T>): Promise<T> => {
+    const app = await createBookingApp({ file, seed: false, logger: pino({ level: 'silent' }) });
     try {
       return await fn(app);
     } finally {
-      app.close();
+      await app.close();
     }
   };
   const count = (sql: string, ...params: unknown[]) =>
-    inspect((app) => (app.database.db.prepare(sql).get(...params) as { n: number }).n);
+    inspect(async (app) => {
+      const { rows } = await app.database.kysely.executeQuery<{ n: number }>(CompiledQuery.raw(sql, params));
+      return Number(rows[0]?.n);
+    });
   return { run, inspect, count, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -292,7 +296,9 @@ describe('runCli', () => {
     const password = /\(shown once\): (\S+)/.exec(result.out)?.[1] ?? '';
     expect(password.length).toBeGreaterThan(10);
     expect(
-      await cli.inspect((app) => app.apiAccess.login('olivia@acme.example', password) !== undefined),
+      await cli.inspect(
+        async (app) => (await app.apiAccess.login('olivia@acme.example', password)) !== undefined,
+      ),
     ).toBe(true);
   });
 });

@@ -38,7 +38,7 @@ const setup = async (t: TestApp, personId?: string) => {
 
 describe('a refused confirmation kills its token (I9)', () => {
   it('a wrong summary kills the token: the right summary afterwards sends nothing', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
     expect(codeOf(await confirm(client, preview, 'Notify: something else'))).toBe('confirm_summary_mismatch');
@@ -46,61 +46,60 @@ describe('a refused confirmation kills its token (I9)', () => {
     expect(codeOf(await confirm(client, preview, preview.confirm_summary, 'deliberate-1'))).toBe(
       'confirm_used',
     );
-    expect(t.count('outbound_messages')).toBe(0);
-    expect(t.count('gatehouse_pending_actions', "status = 'failed'")).toBe(1);
+    expect(await t.count('outbound_messages')).toBe(0);
+    expect(await t.count('gatehouse_pending_actions', "status = 'failed'")).toBe(1);
   });
 
   it('content changed: the renewed preview confirms once; the old token stays dead after the change is undone', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
-    const { db } = t.app.database;
-    db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
+    await t.exec("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'");
     const changed = structured(await confirm(client, preview));
     expect(changed.error?.code).toBe('changed_since_preview');
     const renewed = (changed.error!.details as { preview: Preview }).preview;
-    db.prepare("UPDATE bookings SET duration_minutes = 90 WHERE id = 'bk_ada_boiler'").run();
-    db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
+    await t.exec("UPDATE bookings SET duration_minutes = 90 WHERE id = 'bk_ada_boiler'");
+    await t.exec("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'");
     expect(structured(await confirm(client, renewed)).status).toBe('ok');
-    expect(t.count('outbound_messages')).toBe(1);
+    expect(await t.count('outbound_messages')).toBe(1);
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
-    expect(t.count('outbound_messages')).toBe(1);
-    expect(t.count('gatehouse_pending_actions', "status = 'superseded'")).toBe(1);
+    expect(await t.count('outbound_messages')).toBe(1);
+    expect(await t.count('gatehouse_pending_actions', "status = 'superseded'")).toBe(1);
   });
 
   it('the old token stays dead when the object is changed back to what the preview showed', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
-    const { db } = t.app.database;
-    const before = db.prepare("SELECT duration_minutes FROM bookings WHERE id = 'bk_ada_boiler'").get() as {
-      duration_minutes: number;
-    };
-    db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
+    const [before] = await t.rows<{ duration_minutes: number }>(
+      "SELECT duration_minutes FROM bookings WHERE id = 'bk_ada_boiler'",
+    );
+    await t.exec("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'");
     expect(codeOf(await confirm(client, preview))).toBe('changed_since_preview');
-    db.prepare('UPDATE bookings SET duration_minutes = ? WHERE id = ?').run(
-      before.duration_minutes,
+    await t.exec(
+      'UPDATE bookings SET duration_minutes = ? WHERE id = ?',
+      before?.duration_minutes,
       'bk_ada_boiler',
     );
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('a confirmation refused for a lost right never sends, even once the right is back', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t, 'p_dan');
     const preview = await notify(client);
-    const dan = t.app.people.byId('p_dan');
+    const dan = await t.app.people.byId('p_dan');
     if (!dan) throw new Error('seed missing');
-    t.app.people.setRole(dan, 'viewer', { actorId: 'ops', channel: 'cli' });
+    await t.app.people.setRole(dan, 'viewer', { actorId: 'ops', channel: 'cli' });
     expect(codeOf(await confirm(client, preview))).toBe('missing_right');
-    t.app.people.setRole({ ...dan, role: 'viewer' }, 'dispatcher', { actorId: 'ops', channel: 'cli' });
+    await t.app.people.setRole({ ...dan, role: 'viewer' }, 'dispatcher', { actorId: 'ops', channel: 'cli' });
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('a confirmation refused by the workspace switch never sends, even once access is back', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
     const by = { actorId: 'p_olivia', channel: 'admin' };
@@ -108,24 +107,23 @@ describe('a refused confirmation kills its token (I9)', () => {
     expect(codeOf(await confirm(client, preview))).toBe('tenant_disabled');
     await t.app.switches.setTenantAccess('ws_acme', true, by);
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('a confirmation refused by the service (technician off call) never sends once they are back on call', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await page(client);
     expect(preview.status).toBe('PREVIEW');
-    const { db } = t.app.database;
-    db.prepare("UPDATE technicians SET on_call = 0 WHERE id = 'te_kim'").run();
+    await t.exec("UPDATE technicians SET on_call = 0 WHERE id = 'te_kim'");
     expect(codeOf(await confirm(client, preview))).toBe('invalid_arguments');
-    db.prepare("UPDATE technicians SET on_call = 1 WHERE id = 'te_kim'").run();
+    await t.exec("UPDATE technicians SET on_call = 1 WHERE id = 'te_kim'");
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
-    expect(t.count('outbound_pages')).toBe(0);
+    expect(await t.count('outbound_pages')).toBe(0);
   });
 
   it('an expired token is dead: it answers confirm_used after the first refusal', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
     t.advance(11 * 60_000);
@@ -133,21 +131,21 @@ describe('a refused confirmation kills its token (I9)', () => {
     expect(codeOf(await confirm(client, preview, preview.confirm_summary, 'another-try'))).toBe(
       'confirm_used',
     );
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('a token tried by another connection dies for its own connection too', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
     const other = rawClient(client.url, await t.mint());
     expect(codeOf(await confirm(other, preview))).toBe('confirm_not_found');
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('an executed token answers an identical re-send with its first result and anything else with confirm_used', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await setup(t);
     const preview = await notify(client);
     const sent = structured(await confirm(client, preview));
@@ -156,7 +154,7 @@ describe('a refused confirmation kills its token (I9)', () => {
     expect(codeOf(await confirm(client, preview, preview.confirm_summary, 'on-purpose'))).toBe(
       'confirm_used',
     );
-    expect(t.count('outbound_messages')).toBe(1);
-    expect(t.count('gatehouse_audit', "action = 'notify_customer' AND outcome = 'ok'")).toBe(1);
+    expect(await t.count('outbound_messages')).toBe(1);
+    expect(await t.count('gatehouse_audit', "action = 'notify_customer' AND outcome = 'ok'")).toBe(1);
   });
 });

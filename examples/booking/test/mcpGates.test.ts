@@ -18,12 +18,12 @@ const createArgs = (days = 15) => ({
 
 describe('the MCP endpoint', () => {
   it('answers an API token, a session cookie, no credential and a foreign Origin with 401 or 403', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { mcpUrl } = await t.serve();
-    const olivia = t.app.people.byId('p_olivia');
+    const olivia = await t.app.people.byId('p_olivia');
     if (!olivia) throw new Error('seed missing');
-    const apiToken = t.app.apiAccess.createToken(olivia, 'script').token;
-    const session = t.app.apiAccess.openSession('p_olivia').token;
+    const apiToken = (await t.app.apiAccess.createToken(olivia, 'script')).token;
+    const session = (await t.app.apiAccess.openSession('p_olivia')).token;
     expect((await rawClient(mcpUrl, apiToken).listTools()).status).toBe(401);
     expect(
       (await rawClient(mcpUrl, undefined, { cookie: `${SESSION_COOKIE}=${session}` }).listTools()).status,
@@ -35,21 +35,21 @@ describe('the MCP endpoint', () => {
   });
 
   it('answers 503 with Retry-After while the global kill switch is on, and writes nothing', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
-    const before = t.count('bookings');
+    const before = await t.count('bookings');
     await t.app.switches.setGlobal(true, { actorId: 'ops', channel: 'cli' });
     const refused = await client.callTool('create_booking', createArgs());
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('60');
-    expect(t.count('bookings')).toBe(before);
+    expect(await t.count('bookings')).toBe(before);
     await t.app.switches.setGlobal(false, { actorId: 'ops', channel: 'cli' });
     expect(structured(await client.callTool('create_booking', createArgs())).status).toBe('ok');
-    expect(t.count('gatehouse_audit', "action = 'switch.set' AND channel = 'cli'")).toBe(2);
+    expect(await t.count('gatehouse_audit', "action = 'switch.set' AND channel = 'cli'")).toBe(2);
   });
 
   it('refuses every call of a workspace whose agent access is off, while other workspaces go on', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { mcpUrl } = await t.serve();
     const acme = rawClient(mcpUrl, await t.mint());
     const globex = rawClient(mcpUrl, await t.mint({ workspaceId: 'ws_globex', personId: 'p_gina' }));
@@ -60,21 +60,21 @@ describe('the MCP endpoint', () => {
   });
 
   it('cuts rights live: a removed role refuses the next write, a deactivated creator gets 401', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint({ personId: 'p_dan' }));
     expect(structured(await client.callTool('create_booking', createArgs())).status).toBe('ok');
-    const dan = t.app.people.byId('p_dan');
+    const dan = await t.app.people.byId('p_dan');
     if (!dan) throw new Error('seed missing');
-    t.app.people.setRole(dan, 'viewer', { actorId: 'ops', channel: 'cli' });
-    const before = t.count('bookings');
+    await t.app.people.setRole(dan, 'viewer', { actorId: 'ops', channel: 'cli' });
+    const before = await t.count('bookings');
     expect(codeOf(await client.callTool('create_booking', createArgs(16)))).toBe('missing_right');
-    expect(t.count('bookings')).toBe(before);
-    t.app.people.deactivate(dan, { actorId: 'ops', channel: 'cli' });
+    expect(await t.count('bookings')).toBe(before);
+    await t.app.people.deactivate(dan, { actorId: 'ops', channel: 'cli' });
     expect((await client.callTool('find_bookings', {})).status).toBe(401);
   });
 
   it('hides tools outside the compact toolset and names the reason when one is called anyway', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint({ toolset: 'compact' }));
     const tools = (((await client.listTools()).result?.tools ?? []) as { name: string }[]).map(
       (tool) => tool.name,
@@ -93,15 +93,15 @@ describe('the MCP endpoint', () => {
     const hidden = structured(await client.callTool('delete_booking', { booking_id: 'bk_alan_check' }));
     expect(hidden.error?.code).toBe('tool_hidden');
     expect(hidden.error?.message).toContain('compact');
-    expect(t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
+    expect(await t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
   });
 
   it('answers ids of another workspace with not_found and changes nothing', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
-    const snapshot = () =>
-      JSON.stringify(t.app.database.db.prepare("SELECT * FROM bookings WHERE id = 'bk_linus_leak'").get());
-    const before = snapshot();
+    const snapshot = async () =>
+      JSON.stringify(await t.rows("SELECT * FROM bookings WHERE id = 'bk_linus_leak'"));
+    const before = await snapshot();
     const calls: [string, Record<string, unknown>][] = [
       ['get_booking', { id: 'bk_linus_leak' }],
       ['get_customer', { id: 'cu_linus' }],
@@ -116,39 +116,38 @@ describe('the MCP endpoint', () => {
       expect(reply.error?.code, tool).toBe('not_found');
       expect(JSON.stringify(reply.error)).toContain('find_');
     }
-    expect(snapshot()).toBe(before);
-    expect(t.count('gatehouse_pending_actions')).toBe(0);
+    expect(await snapshot()).toBe(before);
+    expect(await t.count('gatehouse_pending_actions')).toBe(0);
   });
 
   it('refuses a workspace_id argument and any other unknown field with the allowed list', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
-    const before = t.count('bookings');
+    const before = await t.count('bookings');
     const reply = structured(
       await client.callTool('create_booking', { ...createArgs(), workspace_id: 'ws_globex' }),
     );
     expect(reply.error?.code).toBe('unknown_arguments');
     expect(reply.error?.details.allowed).toContain('customer_id');
-    expect(t.count('bookings')).toBe(before);
+    expect(await t.count('bookings')).toBe(before);
   });
 
   it('runs a write once when it is re-sent with a new JSON-RPC id, answering the repeat with replayed: true', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
     const first = structured(await client.callTool('create_booking', createArgs(), { id: 'first' }));
     const again = structured(await client.callTool('create_booking', createArgs(), { id: 'again' }));
     expect(again).toEqual({ ...first, replayed: true, replay_note: REPLAY_NOTE });
-    expect(t.count('bookings', 'customer_id = ?', 'cu_alan')).toBe(2);
-    expect(t.count('gatehouse_audit', "action = 'create_booking'")).toBe(1);
-    expect(t.count('gatehouse_replay', "state = 'completed'")).toBe(1);
+    expect(await t.count('bookings', 'customer_id = ?', 'cu_alan')).toBe(2);
+    expect(await t.count('gatehouse_audit', "action = 'create_booking'")).toBe(1);
+    expect(await t.count('gatehouse_replay', "state = 'completed'")).toBe(1);
   });
 
   it('lists the matches of a batch filter whose count differs from expected_count, and moves nothing', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
-    const starts = () =>
-      JSON.stringify(t.app.database.db.prepare('SELECT id, starts_at FROM bookings ORDER BY id').all());
-    const before = starts();
+    const starts = async () => JSON.stringify(await t.rows('SELECT id, starts_at FROM bookings ORDER BY id'));
+    const before = await starts();
     const filter = {
       from: new Date().toISOString(),
       to: new Date(Date.now() + 30 * 86_400_000).toISOString(),
@@ -162,7 +161,7 @@ describe('the MCP endpoint', () => {
       'bk_alan_check',
       'bk_grace_service',
     ]);
-    expect(starts()).toBe(before);
+    expect(await starts()).toBe(before);
     const moved = structured(
       await client.callTool('reschedule_bookings', { filter, expected_count: 3, shift_minutes: 30 }),
     );
@@ -170,7 +169,7 @@ describe('the MCP endpoint', () => {
   });
 
   it('refuses a local time in a DST gap and offers both offsets of one in an overlap', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
     const at = (local: string) => ({ ...createArgs(), starts_at: { local, zone: 'Europe/Berlin' } });
     const gap = structured(await client.callTool('create_booking', at('2027-03-28T02:30')));
@@ -182,7 +181,7 @@ describe('the MCP endpoint', () => {
   });
 
   it('limits each effect class per connection: a fourth page is refused while reads go on', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
     const page = { technician_id: 'te_kim', message: 'Boiler at Ada’s leaks.' };
     for (let i = 0; i < 3; i++)

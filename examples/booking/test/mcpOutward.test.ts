@@ -19,7 +19,7 @@ const confirm = (
 
 describe('outward tools', () => {
   it('pages a technician only after confirmation, once', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await clientOf(t);
     const preview = structured(
       await client.callTool('page_technician', {
@@ -29,7 +29,7 @@ describe('outward tools', () => {
       }),
     );
     expect(preview.status).toBe('PREVIEW');
-    expect(t.count('outbound_pages')).toBe(0);
+    expect(await t.count('outbound_pages')).toBe(0);
     const sent = structured(await confirm(client, preview));
     expect(sent.status).toBe('ok');
     expect(structured(await confirm(client, preview))).toEqual({
@@ -44,7 +44,7 @@ describe('outward tools', () => {
     });
     expect(codeOf(reused)).toBe('confirm_used');
     expect(
-      t.count(
+      await t.count(
         'outbound_pages',
         "technician_id = 'te_kim' AND booking_id = 'bk_ada_boiler' AND to_phone IS NOT NULL",
       ),
@@ -52,7 +52,7 @@ describe('outward tools', () => {
   });
 
   it('previews a mute with the rules it covers, and mutes them only when confirmed', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await clientOf(t);
     const until = new Date(Date.now() + 3 * 3_600_000).toISOString();
     const preview = structured(
@@ -62,14 +62,14 @@ describe('outward tools', () => {
       'ar_pressure',
       'ar_missed',
     ]);
-    expect(t.count('alert_rules', 'muted_until IS NOT NULL')).toBe(0);
+    expect(await t.count('alert_rules', 'muted_until IS NOT NULL')).toBe(0);
     expect(structured(await confirm(client, preview)).status).toBe('ok');
-    expect(t.count('alert_rules', "muted_until IS NOT NULL AND workspace_id = 'ws_acme'")).toBe(2);
-    expect(t.count('alert_rules', "muted_until IS NOT NULL AND workspace_id = 'ws_globex'")).toBe(0);
+    expect(await t.count('alert_rules', "muted_until IS NOT NULL AND workspace_id = 'ws_acme'")).toBe(2);
+    expect(await t.count('alert_rules', "muted_until IS NOT NULL AND workspace_id = 'ws_globex'")).toBe(0);
   });
 
   it('lists what a delete would remove, deletes nothing on preview or rejection, and deletes on confirmation', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await clientOf(t);
     const first = structured(await client.callTool('delete_booking', { booking_id: 'bk_alan_check' }));
     expect(JSON.stringify(first.content)).toContain('bk_alan_check');
@@ -77,39 +77,39 @@ describe('outward tools', () => {
       structured(await client.callTool('reject_action', { confirm_token: first.confirm_token })).status,
     ).toBe('ok');
     expect(codeOf(await confirm(client, first))).toBe('confirm_rejected');
-    expect(t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
+    expect(await t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
     const second = structured(await client.callTool('delete_booking', { booking_id: 'bk_alan_check' }));
     expect(structured(await confirm(client, second)).result).toMatchObject({ action: 'delete_booking' });
-    expect(t.count('bookings', "id = 'bk_alan_check'")).toBe(0);
+    expect(await t.count('bookings', "id = 'bk_alan_check'")).toBe(0);
   });
 
   it('refuses a wrong summary and a token of another connection, sending nothing', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await clientOf(t);
     const preview = structured(await client.callTool('notify_customer', { booking_id: 'bk_ada_boiler' }));
     expect(codeOf(await confirm(client, preview, 'mail everyone'))).toBe('confirm_summary_mismatch');
     const other = rawClient(client.url, await t.mint());
     expect(codeOf(await confirm(other, preview))).toBe('confirm_not_found');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('answers changed_since_preview, sending nothing, when the booking changed between the two steps', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await clientOf(t);
     const preview = structured(await client.callTool('notify_customer', { booking_id: 'bk_ada_boiler' }));
-    t.app.database.db.prepare("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'").run();
+    await t.exec("UPDATE bookings SET duration_minutes = 120 WHERE id = 'bk_ada_boiler'");
     const reply = structured(await confirm(client, preview));
     expect(reply.error?.code).toBe('changed_since_preview');
     expect(JSON.stringify(reply.error?.details)).toContain('120 minutes');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 
   it('refuses an expired confirm token', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const client = await clientOf(t);
     const preview = structured(await client.callTool('notify_customer', { booking_id: 'bk_ada_boiler' }));
     t.advance(11 * 60_000);
     expect(codeOf(await confirm(client, preview))).toBe('confirm_expired');
-    expect(t.count('outbound_messages')).toBe(0);
+    expect(await t.count('outbound_messages')).toBe(0);
   });
 });

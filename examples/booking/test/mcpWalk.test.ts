@@ -42,14 +42,19 @@ async function walk(t: TestApp, session: Session): Promise<void> {
   const booking = created.result as Booking;
   expect(created.status).toBe('ok');
   expect(
-    t.count('bookings', 'customer_id = ? AND starts_at = ?', 'cu_ada', Date.parse(booking.starts_at.utc)),
+    await t.count(
+      'bookings',
+      'customer_id = ? AND starts_at = ?',
+      'cu_ada',
+      Date.parse(booking.starts_at.utc),
+    ),
   ).toBe(1);
 
   const duplicate = await call(client, 'create_booking', { ...args, duration_minutes: 90 });
   expect(duplicate.error?.code).toBe('duplicate');
   expect(JSON.stringify(duplicate.error)).toContain(booking.id);
   expect(JSON.stringify(duplicate.error)).toContain('update_booking');
-  expect(t.count('bookings', 'customer_id = ?', 'cu_ada')).toBe(2);
+  expect(await t.count('bookings', 'customer_id = ?', 'cu_ada')).toBe(2);
 
   const updated = await call(client, 'update_booking', {
     id: booking.id,
@@ -57,7 +62,7 @@ async function walk(t: TestApp, session: Session): Promise<void> {
     duration_minutes: 90,
   });
   expect((updated.result as Booking).duration_minutes).toBe(90);
-  expect(t.count('bookings', 'id = ? AND duration_minutes = 90', booking.id)).toBe(1);
+  expect(await t.count('bookings', 'id = ? AND duration_minutes = 90', booking.id)).toBe(1);
 
   const preview = await call(client, 'notify_customer', {
     booking_id: booking.id,
@@ -65,7 +70,7 @@ async function walk(t: TestApp, session: Session): Promise<void> {
   });
   expect(preview.status).toBe('PREVIEW');
   expect(JSON.stringify(preview.content)).toContain('ada@example.com');
-  expect(t.count('outbound_messages')).toBe(0);
+  expect(await t.count('outbound_messages')).toBe(0);
 
   const confirmed = await call(client, 'confirm_action', {
     confirm_token: preview.confirm_token,
@@ -73,7 +78,7 @@ async function walk(t: TestApp, session: Session): Promise<void> {
   });
   expect(confirmed.status).toBe('ok');
   expect(
-    t.count('outbound_messages', 'booking_id = ? AND to_address = ?', booking.id, 'ada@example.com'),
+    await t.count('outbound_messages', 'booking_id = ? AND to_address = ?', booking.id, 'ada@example.com'),
   ).toBe(1);
 
   const changes = await call(client, 'list_recent_changes', {});
@@ -81,7 +86,7 @@ async function walk(t: TestApp, session: Session): Promise<void> {
   expect(rows.map((r) => r.tool)).toEqual(['notify_customer', 'update_booking', 'create_booking']);
   expect(rows.every((r) => r.object_ids.includes(booking.id))).toBe(true);
   expect(
-    t.count(
+    await t.count(
       'gatehouse_audit',
       "channel = 'mcp' AND action IN ('create_booking', 'update_booking', 'notify_customer')",
     ),
@@ -92,7 +97,7 @@ describe('the booking MCP server with the official client', () => {
   for (const carrier of CARRIERS) {
     for (const era of ERAS) {
       it(`walks a booking from search to a confirmed mail over ${carrier.name} (${era.label})`, async () => {
-        await using t = testApp();
+        await using t = await testApp();
         await using session = await carrier.open(t, await t.mint(), era);
         expect(session.client.getProtocolEra()).toBe(era.era);
         await walk(t, session);
@@ -101,7 +106,7 @@ describe('the booking MCP server with the official client', () => {
   }
 
   it('lists the tools a dispatcher’s token may use, and hides the rest', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const token = await t.mint({ workspaceId: 'ws_acme', personId: 'p_dan' });
     await using session = await httpSession((await t.serve()).mcpUrl, token, ERAS[1]);
     const { tools } = await session.client.listTools();

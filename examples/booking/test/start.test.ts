@@ -22,7 +22,7 @@ function databaseFile(): string {
 
 /** What `npm start` does to the database: open (seeding an empty one), then replace the demo token. */
 async function start(file: string): Promise<{ app: BookingApp; demo: DemoToken }> {
-  const app = createBookingApp({ file, logger: pino({ level: 'silent' }) });
+  const app = await createBookingApp({ file, logger: pino({ level: 'silent' }) });
   return { app, demo: await rotateDemoToken(app) };
 }
 
@@ -32,8 +32,14 @@ interface AuditLine {
   readonly object_ids: string;
 }
 
+/** The SQLite handle of an app these tests opened on a file. */
+function sqliteOf(app: BookingApp) {
+  if (app.database.engine !== 'sqlite') throw new Error('these tests read the SQLite file');
+  return app.database.db;
+}
+
 const revokeRows = (app: BookingApp): AuditLine[] =>
-  app.database.db
+  sqliteOf(app)
     .prepare(
       "SELECT channel, action, object_ids FROM gatehouse_audit WHERE action = 'token.revoke' ORDER BY id",
     )
@@ -52,7 +58,7 @@ describe('rotateDemoToken', () => {
   it('revokes the previous demo token on the next start: the first answers 401, the second is served', async () => {
     const file = databaseFile();
     const first = await start(file);
-    first.app.close();
+    await first.app.close();
     const second = await start(file);
     try {
       expect(second.demo.revoked).toEqual([first.demo.credential.id]);
@@ -62,7 +68,7 @@ describe('rotateDemoToken', () => {
       expect(served.status).toBe(200);
       expect(JSON.stringify(served.result)).toContain('create_booking');
     } finally {
-      second.app.close();
+      await second.app.close();
     }
   });
 
@@ -72,7 +78,7 @@ describe('rotateDemoToken', () => {
     for (let i = 0; i < 3; i++) {
       const { app, demo } = await start(file);
       starts.push(demo);
-      app.close();
+      await app.close();
     }
     const { app } = await start(file);
     try {
@@ -80,14 +86,14 @@ describe('rotateDemoToken', () => {
       expect(revokeRows(app)).toEqual(
         ids.map((id) => ({ channel: 'cli', action: 'token.revoke', object_ids: JSON.stringify([id]) })),
       );
-      const live = app.database.db
+      const live = sqliteOf(app)
         .prepare(
           'SELECT count(*) AS n FROM gatehouse_credentials WHERE client_label = ? AND revoked_at IS NULL',
         )
         .get(DEMO_TOKEN_LABEL) as { n: number };
       expect(live.n).toBe(1);
     } finally {
-      app.close();
+      await app.close();
     }
   });
 
@@ -97,11 +103,11 @@ describe('rotateDemoToken', () => {
     for (let i = 0; i < 2; i++) {
       const { app, demo } = await start(file);
       tokens.push(demo.token);
-      const stored = app.database.db
+      const stored = sqliteOf(app)
         .prepare('SELECT token_hash FROM gatehouse_credentials WHERE id = ?')
         .get(demo.credential.id) as { token_hash: string };
       expect(stored.token_hash).toBe(sha256(demo.token));
-      app.close();
+      await app.close();
     }
     const bytes = onDisk(file);
     expect(bytes).toContain(sha256(tokens[0] ?? ''));

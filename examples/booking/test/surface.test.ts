@@ -13,7 +13,7 @@ import { testApp } from './fixtures/testApp.js';
 describeSurfaceLock({
   lockfile: new URL('./mcp-surface.lock.json', import.meta.url),
   surface: async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { mcpUrl } = await t.serve();
     const tokens = { full: await t.mint(), compact: await t.mint({ toolset: 'compact' }) };
     return await servedSurface({ endpoint: mcpUrl, tokens }); // await before the app closes
@@ -23,7 +23,7 @@ describeSurfaceLock({
 
 describe('serverSurface', () => {
   it('lists in-process the same surface the endpoint serves', async () => {
-    await using t = testApp();
+    await using t = await testApp();
     const { mcpUrl } = await t.serve();
     const tokens = { full: await t.mint(), compact: await t.mint({ toolset: 'compact' }) };
     const served = await servedSurface({ endpoint: mcpUrl, tokens });

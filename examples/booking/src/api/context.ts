@@ -37,15 +37,15 @@ export interface Route {
  * session cookie. Anything else in `Authorization` is refused (MCP tokens
  * never get here: they are refused before routing, I5).
  */
-export function callerOf(app: BookingApp, request: Request): ApiCaller | undefined {
+export async function callerOf(app: BookingApp, request: Request): Promise<ApiCaller | undefined> {
   const authorization = request.headers.get('authorization');
   if (authorization !== null) {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] ?? '';
-    const person = token.startsWith(API_TOKEN_PREFIX) ? app.apiAccess.byToken(token) : undefined;
+    const person = token.startsWith(API_TOKEN_PREFIX) ? await app.apiAccess.byToken(token) : undefined;
     return person && { person, via: 'token' };
   }
   const session = cookieValue(request, SESSION_COOKIE);
-  const person = session ? app.apiAccess.bySession(session) : undefined;
+  const person = session ? await app.apiAccess.bySession(session) : undefined;
   return person && { person, via: 'session' };
 }
 
@@ -69,36 +69,32 @@ export function servicesOf(context: RouteContext): Services {
 }
 
 /**
- * Runs an API write under the lock shared with MCP writes, in one
- * transaction with its audit row (channel `api`), so it never lands inside
- * an open MCP transaction.
+ * Runs an API write in one unit of work with its audit row (channel `api`),
+ * the same unit of work MCP writes use, so it never lands inside an open
+ * MCP transaction and waits for the writer without blocking.
  */
 export function apiWrite<T>(
   context: RouteContext,
   action: string,
-  ids: (result: T) => string[],
-  work: () => T,
+  ids: (result: NoInfer<T>) => string[],
+  work: (services: Services) => Promise<T>,
 ): Promise<T> {
   const { app } = context;
   const { person } = callerIn(context);
-  const { db, stores, lock } = app.database;
-  return lock.run(() =>
-    db
-      .transaction(() => {
-        const result = work();
-        const at = app.deps.clock().getTime();
-        const entry = {
-          channel: 'api',
-          action,
-          outcome: 'ok' as const,
-          tenantId: person.workspaceId,
-          actorId: person.id,
-        };
-        stores.audit.appendSync(auditRow({ ...entry, objectIds: ids(result) }, at));
-        return result;
-      })
-      .immediate(),
-  );
+  const actor = { workspaceId: person.workspaceId, personId: person.id, channel: 'api' } as const;
+  return app.writeAs(actor, async (services, handle) => {
+    const result = await work(services);
+    const entry = {
+      channel: 'api',
+      action,
+      outcome: 'ok' as const,
+      tenantId: person.workspaceId,
+      actorId: person.id,
+      objectIds: ids(result),
+    };
+    await app.database.stores.audit.append(auditRow(entry, app.deps.clock().getTime()), handle);
+    return result;
+  });
 }
 
 /** The JSON body of the request, read once. */

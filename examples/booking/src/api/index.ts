@@ -40,7 +40,7 @@ async function route(app: BookingApp, request: Request, url: URL): Promise<Reply
   const method = request.method;
   const { route, params } = match(method, url.pathname);
   const name = `${route.method} ${route.path.source}`;
-  const caller = route.auth === 'none' ? undefined : callerOf(app, request);
+  const caller = route.auth === 'none' ? undefined : await callerOf(app, request);
   if (route.auth !== 'none' && !caller)
     throw new ApiError(401, 'unauthorized', 'Sign in or send an API token.');
   if (route.auth === 'session' && caller?.via !== 'session') {

@@ -1,3 +1,4 @@
+import type { Booking } from '../domain/model.js';
 import {
   bookingListPresenter,
   bookingPresenter,
@@ -31,9 +32,9 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     path: /^\/api\/customers$/,
     auth: 'any',
     right: 'customers.read',
-    handle: (c) => {
+    handle: async (c) => {
       const input = parseWith(findCustomersInput, queryOf(c.url, ['limit']));
-      const customers = servicesOf(c).customers.find(input.query, input.limit);
+      const customers = await servicesOf(c).customers.find(input.query, input.limit);
       return { status: 200, body: customerListPresenter.present({ customers }, now(c)) };
     },
   },
@@ -42,9 +43,9 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     path: /^\/api\/customers\/([^/]+)$/,
     auth: 'any',
     right: 'customers.read',
-    handle: (c) => ({
+    handle: async (c) => ({
       status: 200,
-      body: customerPresenter.present(servicesOf(c).customers.get(param(c)), now(c)),
+      body: customerPresenter.present(await servicesOf(c).customers.get(param(c)), now(c)),
     }),
   },
   {
@@ -52,10 +53,10 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     path: /^\/api\/technicians$/,
     auth: 'any',
     right: 'bookings.read',
-    handle: (c) => {
+    handle: async (c) => {
       const onCall = c.url.searchParams.get('on_call');
       const input = parseWith(findTechniciansInput, onCall === null ? {} : { on_call: onCall === 'true' });
-      const technicians = servicesOf(c).technicians.find(input.on_call);
+      const technicians = await servicesOf(c).technicians.find(input.on_call);
       return { status: 200, body: technicianListPresenter.present({ technicians }, now(c)) };
     },
   },
@@ -64,9 +65,9 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     path: /^\/api\/bookings$/,
     auth: 'any',
     right: 'bookings.read',
-    handle: (c) => {
+    handle: async (c) => {
       const input = parseWith(findBookingsInput, queryOf(c.url, ['limit']));
-      const bookings = servicesOf(c).bookings.find(bookingFilterOf(input), input.limit);
+      const bookings = await servicesOf(c).bookings.find(bookingFilterOf(input), input.limit);
       return { status: 200, body: bookingListPresenter.present({ bookings }, now(c)) };
     },
   },
@@ -75,9 +76,9 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     path: /^\/api\/bookings\/([^/]+)$/,
     auth: 'any',
     right: 'bookings.read',
-    handle: (c) => ({
+    handle: async (c) => ({
       status: 200,
-      body: bookingPresenter.present(servicesOf(c).bookings.get(param(c)), now(c)),
+      body: bookingPresenter.present(await servicesOf(c).bookings.get(param(c)), now(c)),
     }),
   },
   {
@@ -87,12 +88,11 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     right: 'bookings.write',
     handle: async (c) => {
       const input = parseWith(createBookingInput, await c.body());
-      const services = servicesOf(c);
-      const booking = await apiWrite(
+      const booking = await apiWrite<Booking>(
         c,
         'booking.create',
         (b) => [b.id],
-        () => services.bookings.create(newBookingOf(input)),
+        (services) => services.bookings.create(newBookingOf(input)),
       );
       return { status: 201, body: bookingPresenter.present(booking, now(c)) };
     },
@@ -104,12 +104,11 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     right: 'bookings.write',
     handle: async (c) => {
       const input = parseWith(updateBookingInput.omit({ id: true }), await c.body());
-      const services = servicesOf(c);
-      const booking = await apiWrite(
+      const booking = await apiWrite<Booking>(
         c,
         'booking.update',
         (b) => [b.id],
-        () =>
+        (services) =>
           services.bookings.update(param(c), input.version, {
             technicianId: input.technician_id,
             startsAt: input.starts_at,
@@ -127,12 +126,11 @@ export const PRODUCT_ROUTES: readonly Route[] = [
     auth: 'any',
     right: 'bookings.delete',
     handle: async (c) => {
-      const services = servicesOf(c);
-      const deleted = await apiWrite(
+      const deleted = await apiWrite<Booking>(
         c,
         'booking.delete',
         (b) => [b.id],
-        () => services.bookings.remove(param(c)),
+        (services) => services.bookings.remove(param(c)),
       );
       return { status: 200, body: deletedBookingPresenter.present({ deleted }, now(c)) };
     },

@@ -17,7 +17,7 @@ export const SESSION_ROUTES: readonly Route[] = [
     auth: 'none',
     handle: async (c) => {
       const input = parseWith(loginInput, await c.body());
-      const session = c.app.apiAccess.login(input.email, input.password);
+      const session = await c.app.apiAccess.login(input.email, input.password);
       if (!session) throw new ApiError(401, 'unauthorized', 'The e-mail or the password is wrong.');
       const maxAge = Math.floor((session.expiresAt - c.app.deps.clock().getTime()) / 1000);
       return { status: 204, headers: { 'set-cookie': cookie(session.token, maxAge) } };
@@ -27,9 +27,9 @@ export const SESSION_ROUTES: readonly Route[] = [
     method: 'DELETE',
     path: /^\/api\/session$/,
     auth: 'session',
-    handle: (c) => {
+    handle: async (c) => {
       const token = cookieValue(c.request, SESSION_COOKIE);
-      if (token) c.app.apiAccess.logout(token);
+      if (token) await c.app.apiAccess.logout(token);
       return { status: 204, headers: { 'set-cookie': cookie('', 0) } };
     },
   },
@@ -39,7 +39,7 @@ export const SESSION_ROUTES: readonly Route[] = [
     auth: 'session',
     handle: async (c) => {
       const input = parseWith(tokenInput, await c.body());
-      const { id, token } = c.app.apiAccess.createToken(callerIn(c).person, input.label);
+      const { id, token } = await c.app.apiAccess.createToken(callerIn(c).person, input.label);
       return { status: 201, body: { id, token, note: 'Shown once; only its hash is stored.' } };
     },
   },

@@ -29,8 +29,8 @@ export const cliActor = (): StaffActor => ({
   channel: 'cli',
 });
 
-function noWorkspace(app: BookingApp, workspaceId: string): UsageError {
-  const empty = !app.people.hasAnyWorkspace();
+async function noWorkspace(app: BookingApp, workspaceId: string): Promise<UsageError> {
+  const empty = !(await app.people.hasAnyWorkspace());
   return new UsageError(
     empty
       ? `The database ${app.database.file} has no workspaces yet; run: npm run booking -- seed`
@@ -38,9 +38,9 @@ function noWorkspace(app: BookingApp, workspaceId: string): UsageError {
   );
 }
 
-function personIn(app: BookingApp, workspaceId: string, personId: string): Person {
-  if (!app.people.hasWorkspace(workspaceId)) throw noWorkspace(app, workspaceId);
-  const person = app.people.get(workspaceId, personId);
+async function personIn(app: BookingApp, workspaceId: string, personId: string): Promise<Person> {
+  if (!(await app.people.hasWorkspace(workspaceId))) throw await noWorkspace(app, workspaceId);
+  const person = await app.people.get(workspaceId, personId);
   if (!person) throw new UsageError(`There is no person ${personId} in ${workspaceId}.`);
   return person;
 }
@@ -73,7 +73,7 @@ const tokenCreate: Command = {
   options: ['workspace', 'person', 'rights', 'label', 'toolset', 'expires-days'],
   async run(app, args, io) {
     positional(args, []);
-    const person = personIn(app, required(args, 'workspace'), required(args, 'person'));
+    const person = await personIn(app, required(args, 'workspace'), required(args, 'person'));
     const rights = rightsFrom(required(args, 'rights'));
     const toolset = args.flags.get('toolset');
     if (toolset !== undefined && !TOOLSETS[toolset])
@@ -116,12 +116,12 @@ const tokenRevoke: Command = {
 const personRole: Command = {
   usage: 'person role <workspace> <person> <owner|dispatcher|viewer>',
   options: [],
-  run(app, args, io) {
+  async run(app, args, io) {
     const [workspaceId = '', personId = '', role = ''] = positional(args, ['workspace', 'person', 'role']);
     if (!(ROLES as readonly string[]).includes(role))
       throw new UsageError(`Unknown role ${role}. Known: ${ROLES.join(', ')}.`);
-    const person = personIn(app, workspaceId, personId);
-    app.people.setRole(person, role as Role, cliActor());
+    const person = await personIn(app, workspaceId, personId);
+    await app.people.setRole(person, role as Role, cliActor());
     io.out(
       `${person.id} is now ${role} in ${workspaceId} (was ${person.role}). Their MCP tokens keep only the rights of the new role, from the next request on.\n`,
     );
@@ -131,10 +131,10 @@ const personRole: Command = {
 const personDeactivate: Command = {
   usage: 'person deactivate <workspace> <person>',
   options: [],
-  run(app, args, io) {
+  async run(app, args, io) {
     const [workspaceId = '', personId = ''] = positional(args, ['workspace', 'person']);
-    const person = personIn(app, workspaceId, personId);
-    app.people.deactivate(person, cliActor());
+    const person = await personIn(app, workspaceId, personId);
+    await app.people.deactivate(person, cliActor());
     io.out(
       `${person.id} is deactivated in ${workspaceId}. Their MCP tokens, API tokens and sessions stop working on the next request.\n`,
     );
@@ -144,10 +144,10 @@ const personDeactivate: Command = {
 const personPassword: Command = {
   usage: 'person password <workspace> <person>',
   options: [],
-  run(app, args, io) {
+  async run(app, args, io) {
     const [workspaceId = '', personId = ''] = positional(args, ['workspace', 'person']);
-    const person = personIn(app, workspaceId, personId);
-    const password = app.people.resetPassword(person, cliActor());
+    const person = await personIn(app, workspaceId, personId);
+    const password = await app.people.resetPassword(person, cliActor());
     io.out(
       `New password for ${person.email} (shown once): ${password}\nSign in with POST /api/session {"email", "password"}.\n`,
     );
@@ -175,7 +175,7 @@ const switchWorkspace: Command = {
   async run(app, args, io) {
     const [workspaceId = '', word] = positional(args, ['workspace', 'on|off']);
     const enabled = onOff(word);
-    if (!app.people.hasWorkspace(workspaceId)) throw noWorkspace(app, workspaceId);
+    if (!(await app.people.hasWorkspace(workspaceId))) throw await noWorkspace(app, workspaceId);
     await app.switches.setTenantAccess(workspaceId, enabled, cliActor());
     io.out(
       `Agent access for ${workspaceId} is ${enabled ? 'ON' : 'OFF: every tool call answers tenant_disabled'}.\n`,
@@ -186,9 +186,9 @@ const switchWorkspace: Command = {
 const seed: Command = {
   usage: 'seed',
   options: [],
-  run(app, args, io) {
+  async run(app, args, io) {
     positional(args, []);
-    const seeded = seedIfEmpty(app.database.db, app.deps.clock());
+    const seeded = await seedIfEmpty(app.database, app.deps.clock());
     io.out(
       seeded
         ? `Seeded ${app.database.file} with the demo workspaces.\n`

@@ -1,17 +1,19 @@
 import { type Logger, pino } from 'pino';
-import { createBookingApp } from '../app.js';
+import { type BookingApp, createBookingApp } from '../app.js';
 import { UsageError } from '../config.js';
+import type { DatabaseConfig } from '../db/open.js';
 import { parseCommandArgs } from './args.js';
 import { asUsageError, type CliIo, COMMANDS, type Command } from './commands.js';
 
-/** Options of {@link runCli}. */
-export interface CliOptions {
-  /** The database file the command acts on. */
-  readonly file: string;
+/** How the CLI runs, whatever the database. */
+export interface CliSettings {
   readonly io: CliIo;
   readonly clock?: () => Date;
   readonly logger?: Logger;
 }
+
+/** Options of {@link runCli}: the database the command acts on (a SQLite file or a PostgreSQL URL), and its settings. */
+export type CliOptions = DatabaseConfig & CliSettings;
 
 /** The usage text: every command on one line. */
 export function usage(): string {
@@ -56,15 +58,17 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
     return 2;
   }
   const { command } = found;
-  let app: ReturnType<typeof createBookingApp> | undefined;
+  let app: BookingApp | undefined;
   try {
     const args = parseCommandArgs(argv.slice(found.words), command.options);
     if (args.help) {
       io.out(`Usage: npm run booking -- ${command.usage}\n`);
       return 0;
     }
-    app = createBookingApp({
-      file: options.file,
+    const database: DatabaseConfig =
+      'databaseUrl' in options ? { databaseUrl: options.databaseUrl } : { file: options.file };
+    app = await createBookingApp({
+      ...database,
       seed: false,
       logger: options.logger ?? pino({ level: 'warn' }, pino.destination({ dest: 2, sync: true })),
       ...(options.clock ? { clock: options.clock } : {}),
@@ -77,9 +81,9 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       io.err(`Error: ${error.message}\nUsage: npm run booking -- ${command.usage}\n`);
       return 2;
     }
-    io.err(`Error: the command failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`Error: the command failed (${error instanceof Error ? error.name : typeof error}).\n`);
     return 1;
   } finally {
-    app?.close();
+    await app?.close();
   }
 }

@@ -1,46 +1,29 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import {
-  createSqliteStores,
-  openDatabase,
-  type SqliteDatabase,
-  type SqliteStores,
-  type WriteLock,
-} from '@gatehousejs/stores';
-import { migrateProductSchema } from './schema.js';
+import type { BookingDatabase } from './database.js';
+import { openSqliteBooking } from './sqlite.js';
 
-/** The product's database file: its own tables, Gatehouse's stores, and the lock every writer shares. */
-export interface BookingDatabase {
-  readonly file: string;
-  readonly db: SqliteDatabase;
-  readonly stores: SqliteStores;
-  /** Serializes MCP units of work, the stores' own writes and the REST API's writes on this handle. */
-  readonly lock: WriteLock;
-  close(): void;
-}
+/** Where the product's data lives: a SQLite file, or a PostgreSQL database by URL. */
+export type DatabaseConfig = { readonly file: string } | { readonly databaseUrl: string };
 
 /**
- * Opens (or creates) the database file, migrates the product's tables and
- * Gatehouse's (both idempotent), and builds the stores on the same handle,
- * so a booking, its audit row and its replay record commit together.
+ * Opens the product's database on either engine, migrated (product tables
+ * and Gatehouse's stores) and ready: a SQLite file (created when missing), or
+ * PostgreSQL when a `databaseUrl` is given (the `pg` driver is loaded only then).
  */
-export function openBookingDatabase(file: string, now: number = Date.now()): BookingDatabase {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = openDatabase(file, { busyTimeoutMs: 5_000 });
-  try {
-    migrateProductSchema(db, now);
-    const stores = createSqliteStores(db);
-    return {
-      file,
-      db,
-      stores,
-      lock: stores.lock,
-      close: () => {
-        if (db.open) db.close();
-      },
-    };
-  } catch (error) {
-    db.close();
-    throw error;
+export async function openBookingDatabase(
+  config: DatabaseConfig,
+  now: number = Date.now(),
+): Promise<BookingDatabase> {
+  if ('databaseUrl' in config) {
+    const { openPostgresBooking } = await import('./postgres.js');
+    return openPostgresBooking(config.databaseUrl, now);
   }
+  return openSqliteBooking(config.file, now);
 }
+
+export type {
+  BookingDatabase,
+  BookingEngine,
+  BookingStores,
+  PostgresBookingDatabase,
+  SqliteBookingDatabase,
+} from './database.js';

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { SqliteDatabase } from '@gatehousejs/stores';
+import { sql } from 'kysely';
 import { Temporal } from 'temporal-polyfill';
+import type { BookingDatabase } from './database.js';
 import { hashPassword } from './ids.js';
+import type { BookingDb } from './tables.js';
 
 interface SeedBooking {
   readonly id: string;
@@ -135,75 +137,109 @@ export const SEED: readonly SeedWorkspace[] = [
 
 const decoy = (prefix: string) => `${prefix}${randomBytes(9).toString('hex')}`;
 
-function insertStaffAndCustomers(db: SqliteDatabase, ws: SeedWorkspace, at: number): void {
-  db.prepare('INSERT INTO workspaces (id, name, zone, currency, created_at) VALUES (?, ?, ?, ?, ?)').run(
-    ws.id,
-    ws.name,
-    ws.zone,
-    ws.currency,
-    at,
-  );
-  const person = db.prepare(
-    'INSERT INTO people (id, workspace_id, name, email, role, operator, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  for (const p of ws.people) person.run(p[0], ws.id, p[1], p[2], p[3], p[4], at);
-  const customer =
-    db.prepare(`INSERT INTO customers (id, workspace_id, name, email, phone, notes, portal_password_hash,
-    payment_reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  for (const c of ws.customers) {
-    customer.run(c[0], ws.id, c[1], c[2], c[3], c[4], hashPassword(decoy('portal-')), decoy('pay_ref_'), at);
-  }
-  const technician = db.prepare(
-    'INSERT INTO technicians (id, workspace_id, name, phone, on_call) VALUES (?, ?, ?, ?, ?)',
-  );
-  for (const t of ws.technicians) technician.run(t[0], ws.id, t[1], t[2], t[3]);
+async function insertStaffAndCustomers(db: BookingDb, ws: SeedWorkspace, at: number): Promise<void> {
+  await db
+    .insertInto('workspaces')
+    .values({ id: ws.id, name: ws.name, zone: ws.zone, currency: ws.currency, created_at: at })
+    .execute();
+  await db
+    .insertInto('people')
+    .values(
+      ws.people.map(([id, name, email, role, operator]) => ({
+        id,
+        workspace_id: ws.id,
+        name,
+        email,
+        role,
+        operator,
+        created_at: at,
+      })),
+    )
+    .execute();
+  await db
+    .insertInto('customers')
+    .values(
+      ws.customers.map(([id, name, email, phone, notes]) => ({
+        id,
+        workspace_id: ws.id,
+        name,
+        email,
+        phone,
+        notes,
+        portal_password_hash: hashPassword(decoy('portal-')),
+        payment_reference: decoy('pay_ref_'),
+        created_at: at,
+      })),
+    )
+    .execute();
+  await db
+    .insertInto('technicians')
+    .values(
+      ws.technicians.map(([id, name, phone, onCall]) => ({
+        id,
+        workspace_id: ws.id,
+        name,
+        phone,
+        on_call: onCall,
+      })),
+    )
+    .execute();
 }
 
-function insertBookingsAndRules(db: SqliteDatabase, ws: SeedWorkspace, now: Temporal.Instant): void {
+async function insertBookingsAndRules(
+  db: BookingDb,
+  ws: SeedWorkspace,
+  now: Temporal.Instant,
+): Promise<void> {
   const at = now.epochMilliseconds;
-  const booking =
-    db.prepare(`INSERT INTO bookings (id, workspace_id, customer_id, technician_id, starts_at, zone,
-    duration_minutes, status, price_minor, currency, created_by, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const today = now.toZonedDateTimeISO(ws.zone).toPlainDate();
   const creator = ws.people[0]?.[0] ?? 'seed';
-  for (const b of ws.bookings) {
-    const start = today.add({ days: b.day }).toZonedDateTime({ timeZone: ws.zone, plainTime: b.time });
-    booking.run(
-      b.id,
-      ws.id,
-      b.customer,
-      b.technician,
-      start.epochMilliseconds,
-      ws.zone,
-      b.minutes,
-      b.status,
-      b.priceMinor,
-      ws.currency,
-      creator,
-      at,
-      at,
-    );
-  }
-  const rule = db.prepare('INSERT INTO alert_rules (id, workspace_id, name) VALUES (?, ?, ?)');
-  for (const r of ws.alertRules) rule.run(r[0], ws.id, r[1]);
+  await db
+    .insertInto('bookings')
+    .values(
+      ws.bookings.map((b) => ({
+        id: b.id,
+        workspace_id: ws.id,
+        customer_id: b.customer,
+        technician_id: b.technician,
+        starts_at: today.add({ days: b.day }).toZonedDateTime({ timeZone: ws.zone, plainTime: b.time })
+          .epochMilliseconds,
+        zone: ws.zone,
+        duration_minutes: b.minutes,
+        status: b.status,
+        price_minor: b.priceMinor,
+        currency: ws.currency,
+        created_by: creator,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .execute();
+  await db
+    .insertInto('alert_rules')
+    .values(ws.alertRules.map(([id, name]) => ({ id, workspace_id: ws.id, name })))
+    .execute();
 }
+
+/** The advisory lock key PostgreSQL processes seeding at once take, so only one seeds. */
+const SEED_LOCK = 0x6b5eed;
 
 /**
  * Fills an empty database with the demo workspaces, staff, customers (with
  * decoy secrets in their secret columns), technicians, bookings in the
- * coming days and alert rules. Does nothing when a workspace exists; returns
- * whether it seeded.
+ * coming days and alert rules, in one unit of work. Does nothing when a
+ * workspace exists; returns whether it seeded. Safe when several processes
+ * start at once (SQLite's writer lock; a PostgreSQL advisory lock).
  */
-export function seedIfEmpty(db: SqliteDatabase, now: Date = new Date()): boolean {
-  const seed = db.transaction((): boolean => {
-    if (db.prepare('SELECT 1 FROM workspaces LIMIT 1').get()) return false;
+export function seedIfEmpty(database: BookingDatabase, now: Date = new Date()): Promise<boolean> {
+  return database.write(async (db) => {
+    if (database.engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${SEED_LOCK})`.execute(db);
+    if (await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst()) return false;
     const instant = Temporal.Instant.fromEpochMilliseconds(now.getTime());
     for (const ws of SEED) {
-      insertStaffAndCustomers(db, ws, instant.epochMilliseconds);
-      insertBookingsAndRules(db, ws, instant);
+      await insertStaffAndCustomers(db, ws, instant.epochMilliseconds);
+      await insertBookingsAndRules(db, ws, instant);
     }
     return true;
   });
-  return seed.immediate();
 }

@@ -1,5 +1,6 @@
 import type { Money } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
+import type { BookingDb } from '../db/tables.js';
 
 /** The rights vocabulary of the booking product: what a role may do, in the UI, the API and over MCP. */
 export const RIGHTS = [
@@ -169,9 +170,13 @@ export interface Receipt {
   readonly atMs: number;
 }
 
-/** The outbound side effects, each of one effect class (I8): mails notify, pages wake, mutes alert. */
+/**
+ * The outbound side effects, each of one effect class (I8): mails notify,
+ * pages wake, mutes alert. Each takes the connection of the caller's
+ * transaction (`via`), so what it records commits with the action that caused it.
+ */
 export interface OutboundPorts {
-  readonly mailer: { send(mail: OutboundMail): Receipt };
-  readonly pager: { send(page: OutboundPage): Receipt };
-  readonly alerts: { mute(mute: AlertMute): Receipt };
+  readonly mailer: { send(mail: OutboundMail, via: BookingDb): Promise<Receipt> };
+  readonly pager: { send(page: OutboundPage, via: BookingDb): Promise<Receipt> };
+  readonly alerts: { mute(mute: AlertMute, via: BookingDb): Promise<Receipt> };
 }

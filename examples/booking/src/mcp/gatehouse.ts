@@ -1,6 +1,8 @@
 import { type Connection, createGatehouse, type Gatehouse } from '@gatehousejs/core';
+import type { BookingDatabase } from '../db/database.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from '../domain/model.js';
-import { createServices, type ServiceDeps, type Services } from '../services/index.js';
+import { type BaseDeps, freeDeps, unitDeps } from '../services/deps.js';
+import { createServices, type Services } from '../services/index.js';
 
 /** The booking product's Gatehouse: its rights and services, bound once. */
 export type BookingGatehouse = Gatehouse<Right, Services>;
@@ -17,10 +19,16 @@ export const actorOf = (connection: Connection): Actor => ({
  * connection) and the outbound ports with their effect classes (I8): the
  * mailer notifies, the pager wakes, the alert control alerts. Services
  * receive the ports guarded for the call's effect class and phase; core
- * builds them once per call (inside the unit of work for writes, whose
- * handle is the same SQLite connection the services already use).
+ * builds them once per call: for writes inside the unit of work, on its
+ * handle (`unit`), so the product's writes join core's transaction; for
+ * reads and previews on the database's reader.
  */
-export function bookingGatehouse(deps: ServiceDeps, ports: OutboundPorts): BookingGatehouse {
+export function bookingGatehouse(
+  database: BookingDatabase,
+  base: BaseDeps,
+  ports: OutboundPorts,
+): BookingGatehouse {
+  const reads = freeDeps(database, base);
   return createGatehouse({
     rights: RIGHTS,
     ports: {
@@ -28,6 +36,11 @@ export function bookingGatehouse(deps: ServiceDeps, ports: OutboundPorts): Booki
       pager: { effect: 'wake', port: ports.pager },
       alerts: { effect: 'alert', port: ports.alerts },
     },
-    services: (connection, guarded) => createServices(deps, actorOf(connection), guarded),
+    services: (connection, guarded, unit) =>
+      createServices(
+        unit === undefined ? reads : unitDeps(database, base, unit),
+        actorOf(connection),
+        guarded,
+      ),
   });
 }

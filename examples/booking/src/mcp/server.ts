@@ -2,7 +2,7 @@ import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs
 import type { BucketLimit, Effect, GatehouseServer, Logger } from '@gatehousejs/core';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
-import type { ServiceDeps } from '../services/index.js';
+import type { BaseDeps } from '../services/deps.js';
 import { bookingGatehouse } from './gatehouse.js';
 import { bookingTools, COMPACT_TOOLSET } from './tools/index.js';
 
@@ -19,7 +19,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<Effect, BucketLimit>> = Object
 /** What the MCP server is built from. */
 export interface McpServerParts {
   readonly database: BookingDatabase;
-  readonly deps: ServiceDeps;
+  readonly base: BaseDeps;
   readonly ports: OutboundPorts;
   readonly credentials: Credentials<Right>;
   readonly switches: Switches;
@@ -32,13 +32,14 @@ export interface McpServerParts {
  * The booking product's MCP server: a second adapter on the same services
  * as the REST API (I1). The kill switches act at admission (503) and in the
  * visibility decision (`tenant_disabled`, I6); rate buckets per effect class
- * (I7); replay protection (I10) and the SQLite unit of work, so a booking,
- * its audit row and its replay record commit together (I15). Tools are
+ * (I7); replay protection (I10) and the database's unit of work (SQLite
+ * or PostgreSQL), so a booking, its audit row and its replay record commit
+ * together (I15). Tools are
  * hidden by rights and by the `compact` toolset (I7).
  */
 export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
-  const { database, deps } = parts;
-  const gh = bookingGatehouse(deps, parts.ports);
+  const { database, base } = parts;
+  const gh = bookingGatehouse(database, base, parts.ports);
   const { stores } = database;
   return gh.createServer({
     name: 'gatehouse-booking',
@@ -49,11 +50,15 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
     confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000 },
     replay: { store: stores.replay },
     unitOfWork: stores.unitOfWork,
-    rate: { store: stores.rateBuckets, limits: { ...DEFAULT_RATE_LIMITS, ...parts.rateLimits } },
+    rate: {
+      store: stores.rateBuckets,
+      stores: database.rateStores,
+      limits: { ...DEFAULT_RATE_LIMITS, ...parts.rateLimits },
+    },
     guards: [parts.switches.guard],
     visibility: [toolsetVisibility({ compact: COMPACT_TOOLSET })],
     logger: parts.logger,
-    clock: deps.clock,
+    clock: base.clock,
     ...(parts.onInternalError ? { onInternalError: parts.onInternalError } : {}),
   });
 }

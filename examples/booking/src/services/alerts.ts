@@ -20,27 +20,25 @@ export interface MutePlan {
 
 /** Alert rules of the actor's workspace, and muting them through the alerts port (an `alert` effect, I8). */
 export class AlertService {
-  readonly #zone: string;
-
   constructor(
     private readonly deps: ServiceDeps,
     private readonly actor: Actor,
     private readonly ports: Pick<OutboundPorts, 'alerts'>,
-  ) {
-    this.#zone = workspaceOf(deps, actor).zone;
-  }
+  ) {}
 
   /** Every alert rule of the workspace, by name. */
-  find(): AlertRule[] {
-    const rows = this.deps.db
-      .prepare<[string], RuleRow>(
-        'SELECT id, name, muted_until, mute_reason FROM alert_rules WHERE workspace_id = ? ORDER BY name',
-      )
-      .all(this.actor.workspaceId);
+  async find(): Promise<AlertRule[]> {
+    const { zone } = await workspaceOf(this.deps, this.actor);
+    const rows: RuleRow[] = await this.deps.db
+      .selectFrom('alert_rules')
+      .select(['id', 'name', 'muted_until', 'mute_reason'])
+      .where('workspace_id', '=', this.actor.workspaceId)
+      .orderBy('name')
+      .execute();
     return rows.map((r) => ({
       id: r.id,
       name: r.name,
-      mutedUntil: r.muted_until === null ? null : zoned(r.muted_until, this.#zone),
+      mutedUntil: r.muted_until === null ? null : zoned(Number(r.muted_until), zone),
       muteReason: r.mute_reason,
     }));
   }
@@ -50,9 +48,14 @@ export class AlertService {
    * day); applies nothing. An `until` sent with only an offset is read in
    * the workspace's zone (same instant); one sent with a zone keeps it.
    */
-  planMute(ruleIds: readonly string[] | undefined, sent: Temporal.ZonedDateTime, reason: string): MutePlan {
-    const until = withDefaultZone(sent, this.#zone);
-    const all = this.find();
+  async planMute(
+    ruleIds: readonly string[] | undefined,
+    sent: Temporal.ZonedDateTime,
+    reason: string,
+  ): Promise<MutePlan> {
+    const { zone } = await workspaceOf(this.deps, this.actor);
+    const until = withDefaultZone(sent, zone);
+    const all = await this.find();
     const unknown = (ruleIds ?? []).filter((id) => !all.some((r) => r.id === id));
     if (unknown.length > 0) {
       throw new ToolError({
@@ -65,7 +68,7 @@ export class AlertService {
     }
     const clock = this.deps.clock();
     const now = clock.getTime();
-    const latest = zoned(now + LIMITS.maxMuteHours * 3_600_000, this.#zone);
+    const latest = zoned(now + LIMITS.maxMuteHours * 3_600_000, zone);
     if (until.epochMilliseconds <= now || until.epochMilliseconds > latest.epochMilliseconds) {
       throw invalid(
         `Alerts can be muted until a time within the next ${LIMITS.maxMuteHours} hours, not until ${spokenTime(until)}.`,
@@ -77,16 +80,20 @@ export class AlertService {
     return { rules, until, reason: sanitizeText(reason).trim() };
   }
 
-  /** Mutes the planned rules through the alerts port; returns them as they are now. */
-  mute(plan: MutePlan): AlertRule[] {
+  /** Mutes the planned rules through the alerts port, in one transaction; returns them as they are now. */
+  mute(plan: MutePlan): Promise<AlertRule[]> {
     const ids = plan.rules.map((r) => r.id);
-    this.ports.alerts.mute({
+    const mute = {
       workspaceId: this.actor.workspaceId,
       ruleIds: ids,
       untilMs: plan.until.epochMilliseconds,
       reason: plan.reason,
       mutedBy: this.actor.personId,
+    };
+    return this.deps.transaction(async (deps) => {
+      await this.ports.alerts.mute(mute, deps.db);
+      const rules = await new AlertService(deps, this.actor, this.ports).find();
+      return rules.filter((r) => ids.includes(r.id));
     });
-    return this.find().filter((r) => ids.includes(r.id));
   }
 }

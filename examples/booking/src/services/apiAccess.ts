@@ -1,5 +1,5 @@
 import { sha256Hex } from '@gatehousejs/core';
-import type { SqliteDatabase } from '@gatehousejs/stores';
+import type { BookingDatabase } from '../db/database.js';
 import { newId, newSecret, passwordMatches } from '../db/ids.js';
 import type { Person } from '../domain/model.js';
 import type { PeopleDirectory } from './people.js';
@@ -15,74 +15,108 @@ const SESSION_MS = 12 * 3_600_000;
 /**
  * The product's own credentials: API tokens for scripts and integrations,
  * and session cookies for the UI. Stored hashed; an inactive person's
- * credentials stop working at once.
+ * credentials stop working at once. Each write is a unit of work of its own.
  */
 export class ApiAccess {
   constructor(
-    private readonly db: SqliteDatabase,
+    private readonly database: BookingDatabase,
     private readonly people: PeopleDirectory,
     private readonly clock: () => Date,
   ) {}
 
   /** Creates an API token for a person; the token is returned once, only its hash is kept. */
-  createToken(person: Person, label: string): { readonly id: string; readonly token: string } {
+  async createToken(person: Person, label: string): Promise<{ readonly id: string; readonly token: string }> {
     const token = newSecret(API_TOKEN_PREFIX);
     const id = newId('apitok');
-    this.db
-      .prepare('INSERT INTO api_tokens (id, token_hash, person_id, label, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(id, sha256Hex(token), person.id, label.slice(0, 100), this.clock().getTime());
+    const row = {
+      id,
+      token_hash: sha256Hex(token),
+      person_id: person.id,
+      label: label.slice(0, 100),
+      created_at: this.clock().getTime(),
+    };
+    await this.database.write((db) => db.insertInto('api_tokens').values(row).execute());
     return { id, token };
   }
 
   /** The active person behind an API token, if any. */
-  byToken(token: string): Person | undefined {
+  async byToken(token: string): Promise<Person | undefined> {
     if (!token.startsWith(API_TOKEN_PREFIX)) return undefined;
-    const row = this.db
-      .prepare<[string], { person_id: string }>(
-        'SELECT person_id FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
-      )
-      .get(sha256Hex(token));
+    const row = await this.database.reader
+      .selectFrom('api_tokens')
+      .select('person_id')
+      .where('token_hash', '=', sha256Hex(token))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
     return this.#active(row?.person_id);
   }
 
   /** Checks e-mail and password; returns a new session token and its expiry, or undefined. */
-  login(email: string, password: string): { readonly token: string; readonly expiresAt: number } | undefined {
-    const row = this.db
-      .prepare<[string], { id: string; password_hash: string | null }>(
-        'SELECT id, password_hash FROM people WHERE email = ?',
-      )
-      .get(email.trim().toLowerCase());
-    if (!row || !passwordMatches(password, row.password_hash) || !this.#active(row.id)) return undefined;
+  async login(
+    email: string,
+    password: string,
+  ): Promise<{ readonly token: string; readonly expiresAt: number } | undefined> {
+    const row = await this.database.reader
+      .selectFrom('people')
+      .select(['id', 'password_hash'])
+      .where('email', '=', email.trim().toLowerCase())
+      .executeTakeFirst();
+    if (!row || !passwordMatches(password, row.password_hash) || !(await this.#active(row.id))) {
+      return undefined;
+    }
     return this.openSession(row.id);
   }
 
   /** Opens a session for a person (after a login). */
-  openSession(personId: string): { readonly token: string; readonly expiresAt: number } {
+  async openSession(personId: string): Promise<{ readonly token: string; readonly expiresAt: number }> {
     const token = newSecret(SESSION_PREFIX);
     const now = this.clock().getTime();
-    this.db
-      .prepare('INSERT INTO sessions (token_hash, person_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-      .run(sha256Hex(token), personId, now, now + SESSION_MS);
+    const row = {
+      token_hash: sha256Hex(token),
+      person_id: personId,
+      created_at: now,
+      expires_at: now + SESSION_MS,
+    };
+    await this.database.write((db) => db.insertInto('sessions').values(row).execute());
     return { token, expiresAt: now + SESSION_MS };
   }
 
   /** The active person behind a live session cookie, if any. */
-  bySession(token: string): Person | undefined {
-    const row = this.db
-      .prepare<[string, number], { person_id: string }>(
-        'SELECT person_id FROM sessions WHERE token_hash = ? AND expires_at > ?',
-      )
-      .get(sha256Hex(token), this.clock().getTime());
+  async bySession(token: string): Promise<Person | undefined> {
+    const row = await this.database.reader
+      .selectFrom('sessions')
+      .select('person_id')
+      .where('token_hash', '=', sha256Hex(token))
+      .where('expires_at', '>', this.clock().getTime())
+      .executeTakeFirst();
     return this.#active(row?.person_id);
   }
 
   /** Ends a session. */
-  logout(token: string): void {
-    this.db.prepare('DELETE FROM sessions WHERE token_hash = ?').run(sha256Hex(token));
+  async logout(token: string): Promise<void> {
+    await this.database.write((db) =>
+      db.deleteFrom('sessions').where('token_hash', '=', sha256Hex(token)).execute(),
+    );
   }
 
-  #active(personId: string | undefined): Person | undefined {
-    const person = personId === undefined ? undefined : this.people.byId(personId);
+  /**
+   * Deletes up to `batch` sessions expired before `now` (housekeeping, off
+   * the request path); returns how many. Small batches keep each unit short.
+   */
+  async purgeExpiredSessions(now: number, batch = 100): Promise<number> {
+    return this.database.write(async (db) => {
+      const expired = db
+        .selectFrom('sessions')
+        .select('token_hash')
+        .where('expires_at', '<=', now)
+        .limit(batch);
+      const result = await db.deleteFrom('sessions').where('token_hash', 'in', expired).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
+  }
+
+  async #active(personId: string | undefined): Promise<Person | undefined> {
+    const person = personId === undefined ? undefined : await this.people.byId(personId);
     return person?.active ? person : undefined;
   }
 }

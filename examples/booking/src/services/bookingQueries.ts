@@ -1,4 +1,5 @@
-import type { SqliteDatabase } from '@gatehousejs/stores';
+import { sql } from 'kysely';
+import type { BookingDb } from '../db/tables.js';
 import type { Booking, BookingStatus } from '../domain/model.js';
 import { zoned } from './support.js';
 
@@ -12,7 +13,7 @@ export interface BookingRow {
   readonly starts_at: number;
   readonly zone: string;
   readonly duration_minutes: number;
-  readonly status: BookingStatus;
+  readonly status: string;
   readonly price_minor: number;
   readonly currency: string;
   readonly revision: number;
@@ -29,13 +30,11 @@ export interface BookingFilter {
   readonly toMs?: number | undefined;
 }
 
-const SELECT = `SELECT b.id, b.customer_id, c.name AS customer_name, b.technician_id, t.name AS technician_name,
-  b.starts_at, b.zone, b.duration_minutes, b.status, b.price_minor, b.currency, b.revision, b.created_by, b.created_at
-  FROM bookings b JOIN customers c ON c.id = b.customer_id LEFT JOIN technicians t ON t.id = b.technician_id`;
+const LIVE: readonly BookingStatus[] = ['scheduled', 'confirmed'];
 
 /** A row as the services hand it out: times zoned in the booking's zone, price as money. */
 export function toBooking(row: BookingRow): Booking {
-  const startsAt = zoned(row.starts_at, row.zone);
+  const startsAt = zoned(Number(row.starts_at), row.zone);
   return {
     id: row.id,
     customer: { id: row.customer_id, name: row.customer_name },
@@ -46,106 +45,103 @@ export function toBooking(row: BookingRow): Booking {
     startsAt,
     endsAt: startsAt.add({ minutes: row.duration_minutes }),
     durationMinutes: row.duration_minutes,
-    status: row.status,
-    price: { minor: row.price_minor, currency: row.currency },
+    status: row.status as BookingStatus,
+    price: { minor: Number(row.price_minor), currency: row.currency },
     createdBy: row.created_by,
-    createdAt: zoned(row.created_at, row.zone),
+    createdAt: zoned(Number(row.created_at), row.zone),
     revision: row.revision,
   };
 }
 
-interface FilterParams {
-  ws: string;
-  customer?: string;
-  technician?: string;
-  statuses?: string;
-  from?: number;
-  to?: number;
+/** Booking rows with their customer's and technician's names, always scoped to one workspace (I3). */
+function selectBookings(db: BookingDb, workspaceId: string) {
+  return db
+    .selectFrom('bookings as b')
+    .innerJoin('customers as c', 'c.id', 'b.customer_id')
+    .leftJoin('technicians as t', 't.id', 'b.technician_id')
+    .select([
+      'b.id',
+      'b.customer_id',
+      'c.name as customer_name',
+      'b.technician_id',
+      't.name as technician_name',
+      'b.starts_at',
+      'b.zone',
+      'b.duration_minutes',
+      'b.status',
+      'b.price_minor',
+      'b.currency',
+      'b.revision',
+      'b.created_by',
+      'b.created_at',
+    ])
+    .where('b.workspace_id', '=', workspaceId);
 }
 
-/** The WHERE clause and parameters of a filter, always scoped to the workspace (I3). */
-function where(workspaceId: string, filter: BookingFilter): { sql: string; params: FilterParams } {
-  const parts = ['b.workspace_id = @ws'];
-  const params: FilterParams = { ws: workspaceId };
-  if (filter.customerId !== undefined) {
-    parts.push('b.customer_id = @customer');
-    params.customer = filter.customerId;
-  }
-  if (filter.technicianId !== undefined) {
-    parts.push('b.technician_id = @technician');
-    params.technician = filter.technicianId;
-  }
-  if (filter.statuses !== undefined) {
-    parts.push('b.status IN (SELECT value FROM json_each(@statuses))');
-    params.statuses = JSON.stringify(filter.statuses);
-  }
-  if (filter.fromMs !== undefined) {
-    parts.push('b.starts_at >= @from');
-    params.from = filter.fromMs;
-  }
-  if (filter.toMs !== undefined) {
-    parts.push('b.starts_at < @to');
-    params.to = filter.toMs;
-  }
-  return { sql: parts.join(' AND '), params };
+/** Bookings of one workspace matching a filter; `select` picks the columns. */
+function matching(db: BookingDb, workspaceId: string, filter: BookingFilter) {
+  const { customerId, technicianId, statuses, fromMs, toMs } = filter;
+  return db
+    .selectFrom('bookings as b')
+    .where('b.workspace_id', '=', workspaceId)
+    .$if(customerId !== undefined, (q) => q.where('b.customer_id', '=', customerId ?? ''))
+    .$if(technicianId !== undefined, (q) => q.where('b.technician_id', '=', technicianId ?? ''))
+    .$if(statuses !== undefined, (q) =>
+      statuses?.length ? q.where('b.status', 'in', statuses) : q.where(sql<boolean>`1 = 0`),
+    )
+    .$if(fromMs !== undefined, (q) => q.where('b.starts_at', '>=', fromMs ?? 0))
+    .$if(toMs !== undefined, (q) => q.where('b.starts_at', '<', toMs ?? 0));
 }
 
-/** Booking reads on one handle, scoped to one workspace. */
+/** Booking reads on one connection, scoped to one workspace. */
 export class BookingQueries {
   constructor(
-    private readonly db: SqliteDatabase,
+    private readonly db: BookingDb,
     private readonly workspaceId: string,
   ) {}
 
   /** Bookings matching `filter`, by start time, at most `limit`. */
-  find(filter: BookingFilter, limit: number): Booking[] {
-    const { sql, params } = where(this.workspaceId, filter);
-    const rows = this.db
-      .prepare<FilterParams & { limit: number }, BookingRow>(
-        `${SELECT} WHERE ${sql} ORDER BY b.starts_at, b.id LIMIT @limit`,
-      )
-      .all({ ...params, limit });
+  async find(filter: BookingFilter, limit: number): Promise<Booking[]> {
+    const ids = matching(this.db, this.workspaceId, filter).select('b.id');
+    const rows = await selectBookings(this.db, this.workspaceId)
+      .where('b.id', 'in', ids)
+      .orderBy('b.starts_at')
+      .orderBy('b.id')
+      .limit(limit)
+      .execute();
     return rows.map(toBooking);
   }
 
   /** How many bookings match `filter`. */
-  count(filter: BookingFilter): number {
-    const { sql, params } = where(this.workspaceId, filter);
-    return (
-      this.db
-        .prepare<FilterParams, { n: number }>(`SELECT count(*) AS n FROM bookings b WHERE ${sql}`)
-        .get(params)?.n ?? 0
-    );
+  async count(filter: BookingFilter): Promise<number> {
+    const row = await matching(this.db, this.workspaceId, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   /** One booking of the workspace, or undefined. */
-  get(id: string): Booking | undefined {
-    const row = this.db
-      .prepare<[string, string], BookingRow>(`${SELECT} WHERE b.id = ? AND b.workspace_id = ?`)
-      .get(id, this.workspaceId);
+  async get(id: string): Promise<Booking | undefined> {
+    const row = await selectBookings(this.db, this.workspaceId).where('b.id', '=', id).executeTakeFirst();
     return row && toBooking(row);
   }
 
   /** The first live booking of a technician overlapping [startMs, endMs), other than `except`. */
-  overlapping(
+  async overlapping(
     technicianId: string,
     startMs: number,
     endMs: number,
     except: readonly string[],
-  ): Booking | undefined {
-    const row = this.db
-      .prepare<{ ws: string; tech: string; start: number; end: number; except: string }, BookingRow>(
-        `${SELECT} WHERE b.workspace_id = @ws AND b.technician_id = @tech AND b.status IN ('scheduled', 'confirmed')
-         AND b.starts_at < @end AND b.starts_at + b.duration_minutes * 60000 > @start
-         AND b.id NOT IN (SELECT value FROM json_each(@except)) ORDER BY b.starts_at LIMIT 1`,
-      )
-      .get({
-        ws: this.workspaceId,
-        tech: technicianId,
-        start: startMs,
-        end: endMs,
-        except: JSON.stringify(except),
-      });
+  ): Promise<Booking | undefined> {
+    const row = await selectBookings(this.db, this.workspaceId)
+      .where('b.technician_id', '=', technicianId)
+      .where('b.status', 'in', LIVE)
+      .where('b.starts_at', '<', endMs)
+      .where(sql<number>`b.starts_at + b.duration_minutes * 60000`, '>', startMs)
+      .$if(except.length > 0, (q) => q.where('b.id', 'not in', except))
+      .orderBy('b.starts_at')
+      .limit(1)
+      .executeTakeFirst();
     return row && toBooking(row);
   }
 }

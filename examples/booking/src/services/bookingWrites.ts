@@ -13,7 +13,7 @@ import {
   technicianBusy,
 } from './bookingRules.js';
 import { type BatchFilter, BookingReads } from './bookings.js';
-import { invalid } from './support.js';
+import { invalid, type ServiceDeps } from './support.js';
 
 /** A new booking as every adapter hands it to the service. */
 export interface NewBooking {
@@ -53,91 +53,100 @@ interface Planned {
  * customer and technician, tenant scoping, start in the future, duration
  * and price rules, status transitions, technician double-booking, and a
  * compare-and-set on the revision for updates (I12). Each write is one
- * transaction (a savepoint inside an MCP write's transaction).
+ * transaction (a savepoint inside an MCP write's unit of work, else a unit
+ * of its own); on PostgreSQL the technician (and the customer of a create)
+ * is locked before the checks, so the rules hold across processes.
  */
 export class BookingService extends BookingReads {
   #now = () => this.deps.clock();
 
+  /** These services again, bound to the transaction `deps` belongs to. */
+  #in(deps: ServiceDeps): BookingService {
+    return new BookingService(deps, this.actor);
+  }
+
   /** A start sent with only a UTC offset keeps its instant and takes the workspace's zone. */
-  #inWorkspaceZone = (time: Temporal.ZonedDateTime) => withDefaultZone(time, this.workspace.zone);
+  async #inWorkspaceZone(time: Temporal.ZonedDateTime): Promise<Temporal.ZonedDateTime> {
+    return withDefaultZone(time, (await this.workspace()).zone);
+  }
 
   /** Creates a booking after every check; returns it as stored. */
-  create(input: NewBooking): Booking {
-    return this.deps.db
-      .transaction(() => {
-        const customer = this.customers.get(input.customerId);
-        const startsAt = this.#inWorkspaceZone(input.startsAt);
-        const planned: Planned = {
-          technicianId: input.technicianId,
-          startMs: startsAt.epochMilliseconds,
-          zone: startsAt.timeZoneId,
-          durationMinutes: input.durationMinutes,
-          price: input.price,
-          status: 'scheduled',
-        };
-        checkStart(startsAt, this.#now());
-        this.#check(planned, []);
-        const id = newId('bk');
-        const now = this.#now().getTime();
-        this.deps.db
-          .prepare(`INSERT INTO bookings (id, workspace_id, customer_id, technician_id, starts_at, zone, duration_minutes,
-          status, price_minor, currency, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-          .run(
-            id,
-            this.workspace.id,
-            customer.id,
-            planned.technicianId,
-            planned.startMs,
-            planned.zone,
-            planned.durationMinutes,
-            planned.status,
-            planned.price.minor,
-            planned.price.currency,
-            this.actor.personId,
-            now,
-            now,
-          );
-        return this.get(id);
+  create(input: NewBooking): Promise<Booking> {
+    return this.deps.transaction((deps) => this.#in(deps).#create(input));
+  }
+
+  async #create(input: NewBooking): Promise<Booking> {
+    const customer = await this.customers.get(input.customerId);
+    const startsAt = await this.#inWorkspaceZone(input.startsAt);
+    const planned: Planned = {
+      technicianId: input.technicianId,
+      startMs: startsAt.epochMilliseconds,
+      zone: startsAt.timeZoneId,
+      durationMinutes: input.durationMinutes,
+      price: input.price,
+      status: 'scheduled',
+    };
+    checkStart(startsAt, this.#now());
+    await this.#check(planned, []);
+    const id = newId('bk');
+    const now = this.#now().getTime();
+    await this.deps.db
+      .insertInto('bookings')
+      .values({
+        id,
+        workspace_id: this.actor.workspaceId,
+        customer_id: customer.id,
+        technician_id: planned.technicianId,
+        starts_at: planned.startMs,
+        zone: planned.zone,
+        duration_minutes: planned.durationMinutes,
+        status: planned.status,
+        price_minor: planned.price.minor,
+        currency: planned.price.currency,
+        created_by: this.actor.personId,
+        created_at: now,
+        updated_at: now,
       })
-      .immediate();
+      .execute();
+    return this.get(id);
   }
 
   /**
    * Changes a booking read at `version`; a stale version is `conflict` and changes nothing (I12).
    * The write increments the revision, so `version` never comes back, even when a change is undone.
    */
-  update(id: string, version: string, changes: BookingChanges): Booking {
-    return this.deps.db
-      .transaction(() => {
-        const current = this.get(id);
-        const currentVersion = this.versionOf(current);
-        if (currentVersion !== version) throw staleVersion(current, currentVersion);
-        if (Object.values(changes).every((value) => value === undefined)) {
-          throw invalid('The update changes nothing.', 'Send at least one field to change.');
-        }
-        checkLive(current);
-        if (changes.status !== undefined) checkTransition(current, changes.status);
-        const startsAt =
-          changes.startsAt === undefined ? current.startsAt : this.#inWorkspaceZone(changes.startsAt);
-        if (changes.startsAt !== undefined) checkStart(startsAt, this.#now());
-        const planned: Planned = {
-          technicianId:
-            changes.technicianId === undefined ? (current.technician?.id ?? null) : changes.technicianId,
-          startMs: startsAt.epochMilliseconds,
-          zone: startsAt.timeZoneId,
-          durationMinutes: changes.durationMinutes ?? current.durationMinutes,
-          price: changes.price ?? current.price,
-          status: changes.status ?? current.status,
-        };
-        this.#check(planned, [id]);
-        this.#write(current, planned);
-        return this.get(id);
-      })
-      .immediate();
+  update(id: string, version: string, changes: BookingChanges): Promise<Booking> {
+    return this.deps.transaction((deps) => this.#in(deps).#update(id, version, changes));
+  }
+
+  async #update(id: string, version: string, changes: BookingChanges): Promise<Booking> {
+    const current = await this.get(id);
+    const currentVersion = this.versionOf(current);
+    if (currentVersion !== version) throw staleVersion(current, currentVersion);
+    if (Object.values(changes).every((value) => value === undefined)) {
+      throw invalid('The update changes nothing.', 'Send at least one field to change.');
+    }
+    checkLive(current);
+    if (changes.status !== undefined) checkTransition(current, changes.status);
+    const startsAt =
+      changes.startsAt === undefined ? current.startsAt : await this.#inWorkspaceZone(changes.startsAt);
+    if (changes.startsAt !== undefined) checkStart(startsAt, this.#now());
+    const planned: Planned = {
+      technicianId:
+        changes.technicianId === undefined ? (current.technician?.id ?? null) : changes.technicianId,
+      startMs: startsAt.epochMilliseconds,
+      zone: startsAt.timeZoneId,
+      durationMinutes: changes.durationMinutes ?? current.durationMinutes,
+      price: changes.price ?? current.price,
+      status: changes.status ?? current.status,
+    };
+    await this.#check(planned, [id]);
+    await this.#write(current, planned);
+    return this.get(id);
   }
 
   /** Moves the selected live bookings by `shiftMinutes`, all or none (I13). */
-  reschedule(selection: BatchSelection, shiftMinutes: number): Booking[] {
+  async reschedule(selection: BatchSelection, shiftMinutes: number): Promise<Booking[]> {
     if (
       !Number.isInteger(shiftMinutes) ||
       shiftMinutes === 0 ||
@@ -148,26 +157,28 @@ export class BookingService extends BookingReads {
         'Send shift_minutes as a non-zero whole number within a week either way.',
       );
     }
-    return this.deps.db
-      .transaction(() => {
-        const targets = this.#select(selection);
-        const ids = targets.map((b) => b.id);
-        for (const booking of targets) {
-          checkLive(booking);
-          const startsAt = booking.startsAt.add({ minutes: shiftMinutes });
-          checkStart(startsAt, this.#now());
-          const planned = { ...this.#plannedOf(booking), startMs: startsAt.epochMilliseconds };
-          this.#check(planned, ids);
-          this.#write(booking, planned);
-        }
-        return ids.map((id) => this.get(id));
-      })
-      .immediate();
+    return this.deps.transaction((deps) => this.#in(deps).#reschedule(selection, shiftMinutes));
+  }
+
+  async #reschedule(selection: BatchSelection, shiftMinutes: number): Promise<Booking[]> {
+    const targets = await this.#select(selection);
+    const ids = targets.map((b) => b.id);
+    for (const booking of targets) {
+      checkLive(booking);
+      const startsAt = booking.startsAt.add({ minutes: shiftMinutes });
+      checkStart(startsAt, this.#now());
+      const planned = { ...plannedOf(booking), startMs: startsAt.epochMilliseconds };
+      await this.#check(planned, ids);
+      await this.#write(booking, planned);
+    }
+    const moved: Booking[] = [];
+    for (const id of ids) moved.push(await this.get(id));
+    return moved;
   }
 
   /** The booking a delete would remove, after the checks; nothing is deleted. */
-  planDelete(id: string): Booking {
-    const booking = this.get(id);
+  async planDelete(id: string): Promise<Booking> {
+    const booking = await this.get(id);
     if (booking.status === 'completed') {
       throw invalid(
         `Booking ${id} is completed; it is kept as a record.`,
@@ -178,32 +189,25 @@ export class BookingService extends BookingReads {
   }
 
   /** Deletes a booking (its sent messages stay in the outbound log). */
-  remove(id: string): Booking {
-    return this.deps.db
-      .transaction(() => {
-        const booking = this.planDelete(id);
-        this.deps.db
-          .prepare('DELETE FROM bookings WHERE id = ? AND workspace_id = ?')
-          .run(id, this.workspace.id);
-        return booking;
-      })
-      .immediate();
+  remove(id: string): Promise<Booking> {
+    return this.deps.transaction(async (deps) => {
+      const booking = await this.#in(deps).planDelete(id);
+      await deps.db
+        .deleteFrom('bookings')
+        .where('id', '=', id)
+        .where('workspace_id', '=', this.actor.workspaceId)
+        .execute();
+      return booking;
+    });
   }
 
-  #plannedOf(booking: Booking): Planned {
-    return {
-      technicianId: booking.technician?.id ?? null,
-      startMs: booking.startsAt.epochMilliseconds,
-      zone: booking.startsAt.timeZoneId,
-      durationMinutes: booking.durationMinutes,
-      price: booking.price,
-      status: booking.status,
-    };
-  }
-
-  #select(selection: BatchSelection): Booking[] {
-    if ('ids' in selection) return [...new Set(selection.ids)].map((id) => this.get(id));
-    const found = this.match(selection.filter);
+  async #select(selection: BatchSelection): Promise<Booking[]> {
+    if ('ids' in selection) {
+      const found: Booking[] = [];
+      for (const id of new Set(selection.ids)) found.push(await this.get(id));
+      return found;
+    }
+    const found = await this.match(selection.filter);
     if (found.total !== selection.expectedCount || found.total > found.bookings.length) {
       throw new ToolError({
         code: 'batch_count_mismatch',
@@ -215,14 +219,14 @@ export class BookingService extends BookingReads {
     return [...found.bookings];
   }
 
-  /** Ownership of the technician, duration, price, and no double-booking. */
-  #check(planned: Planned, except: readonly string[]): void {
+  /** Ownership of the technician (locked on PostgreSQL), duration, price, and no double-booking. */
+  async #check(planned: Planned, except: readonly string[]): Promise<void> {
     checkDuration(planned.durationMinutes);
-    checkPrice(planned.price, this.workspace);
+    checkPrice(planned.price, await this.workspace());
     if (planned.technicianId === null) return;
-    const technician = this.technicians.get(planned.technicianId);
+    const technician = await this.technicians.get(planned.technicianId);
     const end = planned.startMs + planned.durationMinutes * 60_000;
-    const busy = this.queries.overlapping(technician.id, planned.startMs, end, except);
+    const busy = await this.queries.overlapping(technician.id, planned.startMs, end, except);
     if (busy && planned.status !== 'cancelled') throw technicianBusy(technician.name, busy);
   }
 
@@ -230,23 +234,37 @@ export class BookingService extends BookingReads {
    * Every write of a booking row: compare-and-set on the revision the caller's state was read
    * at, incrementing it in the same statement; a concurrent writer makes this a `conflict`.
    */
-  #write(current: Booking, planned: Planned): void {
-    const changed = this.deps.db
-      .prepare(`UPDATE bookings SET technician_id = ?, starts_at = ?, zone = ?, duration_minutes = ?, price_minor = ?,
-        currency = ?, status = ?, revision = revision + 1, updated_at = ? WHERE id = ? AND workspace_id = ? AND revision = ?`)
-      .run(
-        planned.technicianId,
-        planned.startMs,
-        planned.zone,
-        planned.durationMinutes,
-        planned.price.minor,
-        planned.price.currency,
-        planned.status,
-        this.#now().getTime(),
-        current.id,
-        this.workspace.id,
-        current.revision,
-      );
-    if (changed.changes !== 1) throw staleVersion(current, this.versionOf(this.get(current.id)));
+  async #write(current: Booking, planned: Planned): Promise<void> {
+    const changed = await this.deps.db
+      .updateTable('bookings')
+      .set((eb) => ({
+        technician_id: planned.technicianId,
+        starts_at: planned.startMs,
+        zone: planned.zone,
+        duration_minutes: planned.durationMinutes,
+        price_minor: planned.price.minor,
+        currency: planned.price.currency,
+        status: planned.status,
+        revision: eb('revision', '+', 1),
+        updated_at: this.#now().getTime(),
+      }))
+      .where('id', '=', current.id)
+      .where('workspace_id', '=', this.actor.workspaceId)
+      .where('revision', '=', current.revision)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) {
+      throw staleVersion(current, this.versionOf(await this.get(current.id)));
+    }
   }
+}
+
+function plannedOf(booking: Booking): Planned {
+  return {
+    technicianId: booking.technician?.id ?? null,
+    startMs: booking.startsAt.epochMilliseconds,
+    zone: booking.startsAt.timeZoneId,
+    durationMinutes: booking.durationMinutes,
+    price: booking.price,
+    status: booking.status,
+  };
 }

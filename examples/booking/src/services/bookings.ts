@@ -21,7 +21,6 @@ export interface BatchMatch {
 
 /** Bookings of the actor's workspace: reads. Every id resolves inside the workspace (I3). */
 export class BookingReads {
-  protected readonly workspace: Workspace;
   protected readonly queries: BookingQueries;
   protected readonly customers: CustomerService;
   protected readonly technicians: TechnicianService;
@@ -30,28 +29,32 @@ export class BookingReads {
     protected readonly deps: ServiceDeps,
     protected readonly actor: Actor,
   ) {
-    this.workspace = workspaceOf(deps, actor);
     this.queries = new BookingQueries(deps.db, actor.workspaceId);
     this.customers = new CustomerService(deps, actor);
     this.technicians = new TechnicianService(deps, actor);
   }
 
+  /** The actor's workspace, read once per actor. */
+  protected workspace(): Promise<Workspace> {
+    return workspaceOf(this.deps, this.actor);
+  }
+
   /** Bookings matching `filter`, by start time. A customer or technician of another workspace is `not_found`. */
-  find(filter: BookingFilter, limit: number = LIMITS.maxListed): Booking[] {
-    if (filter.customerId !== undefined) this.customers.get(filter.customerId);
-    if (filter.technicianId !== undefined) this.technicians.get(filter.technicianId);
+  async find(filter: BookingFilter, limit: number = LIMITS.maxListed): Promise<Booking[]> {
+    if (filter.customerId !== undefined) await this.customers.get(filter.customerId);
+    if (filter.technicianId !== undefined) await this.technicians.get(filter.technicianId);
     return this.queries.find(filter, Math.min(limit, LIMITS.maxListed));
   }
 
   /** One booking; `not_found` (pointing to find_bookings) for an id of another workspace. */
-  get(id: string): Booking {
-    const booking = this.lookup(id);
+  async get(id: string): Promise<Booking> {
+    const booking = await this.lookup(id);
     if (!booking) throw notFound('Booking', id, 'find_bookings');
     return booking;
   }
 
   /** One booking of the workspace, or undefined. */
-  lookup(id: string): Booking | undefined {
+  lookup(id: string): Promise<Booking | undefined> {
     return this.queries.get(id);
   }
 
@@ -60,18 +63,25 @@ export class BookingReads {
     return this.deps.versions.booking(booking);
   }
 
-  /** A live booking of the customer at exactly this start: the business key of a create (I11). */
-  findSameStart(customerId: string, startMs: number): Booking | undefined {
-    return this.queries
-      .find({ customerId, statuses: ['scheduled', 'confirmed'], fromMs: startMs, toMs: startMs + 1 }, 1)
-      .at(0);
+  /**
+   * A live booking of the customer at exactly this start: the business key
+   * of a create (I11). Core serializes the duplicate check per key inside
+   * the unit of work, so two processes cannot both find none and both create.
+   */
+  async findSameStart(customerId: string, startMs: number): Promise<Booking | undefined> {
+    const found = await this.queries.find(
+      { customerId, statuses: ['scheduled', 'confirmed'], fromMs: startMs, toMs: startMs + 1 },
+      1,
+    );
+    return found.at(0);
   }
 
   /** The live bookings a batch filter selects (I13). */
-  match(filter: BatchFilter): BatchMatch {
+  async match(filter: BatchFilter): Promise<BatchMatch> {
     const scoped = { ...filter, statuses: ['scheduled', 'confirmed'] as const };
-    if (filter.customerId !== undefined) this.customers.get(filter.customerId);
-    if (filter.technicianId !== undefined) this.technicians.get(filter.technicianId);
-    return { total: this.queries.count(scoped), bookings: this.queries.find(scoped, LIMITS.maxListed) };
+    if (filter.customerId !== undefined) await this.customers.get(filter.customerId);
+    if (filter.technicianId !== undefined) await this.technicians.get(filter.technicianId);
+    const total = await this.queries.count(scoped);
+    return { total, bookings: await this.queries.find(scoped, LIMITS.maxListed) };
   }
 }

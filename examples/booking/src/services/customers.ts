@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Actor, Customer } from '../domain/model.js';
 import { LIMITS } from '../domain/model.js';
 import { notFound, type ServiceDeps, workspaceOf, zoned } from './support.js';
@@ -13,55 +14,63 @@ interface CustomerRow {
 }
 
 /** Public columns only: the portal password hash and the payment reference never leave this module. */
-const COLUMNS = 'id, name, email, phone, notes, created_at, revision';
+const COLUMNS = ['id', 'name', 'email', 'phone', 'notes', 'created_at', 'revision'] as const;
 
 /** Customers of the actor's workspace; every lookup is scoped to it (I3). */
 export class CustomerService {
-  readonly #zone: string;
-
   constructor(
     private readonly deps: ServiceDeps,
     private readonly actor: Actor,
-  ) {
-    this.#zone = workspaceOf(deps, actor).zone;
-  }
+  ) {}
 
-  #toCustomer = (row: CustomerRow): Customer => ({
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    phone: row.phone,
-    notes: row.notes,
-    createdAt: zoned(row.created_at, this.#zone),
-    revision: row.revision,
-  });
+  async #toCustomers(rows: readonly CustomerRow[]): Promise<Customer[]> {
+    const { zone } = await workspaceOf(this.deps, this.actor);
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      phone: row.phone,
+      notes: row.notes,
+      createdAt: zoned(Number(row.created_at), zone),
+      revision: row.revision,
+    }));
+  }
 
   /** Customers whose name or e-mail contains `query` (case-insensitive), by name. */
-  find(query: string | undefined, limit: number = LIMITS.maxListed): Customer[] {
-    const rows = this.deps.db
-      .prepare<{ ws: string; q: string; limit: number }, CustomerRow>(
-        `SELECT ${COLUMNS} FROM customers WHERE workspace_id = @ws
-         AND (name LIKE @q ESCAPE '\\' OR email LIKE @q ESCAPE '\\') ORDER BY name LIMIT @limit`,
+  async find(query: string | undefined, limit: number = LIMITS.maxListed): Promise<Customer[]> {
+    const pattern = `%${escapeLike((query ?? '').toLowerCase())}%`;
+    const rows = await this.deps.db
+      .selectFrom('customers')
+      .select(COLUMNS)
+      .where('workspace_id', '=', this.actor.workspaceId)
+      .where(
+        sql<boolean>`(lower(name) LIKE ${pattern} ESCAPE '\\' OR lower(email) LIKE ${pattern} ESCAPE '\\')`,
       )
-      .all({
-        ws: this.actor.workspaceId,
-        q: `%${escapeLike(query ?? '')}%`,
-        limit: Math.min(limit, LIMITS.maxListed),
-      });
-    return rows.map(this.#toCustomer);
+      .orderBy('name')
+      .limit(Math.min(limit, LIMITS.maxListed))
+      .execute();
+    return this.#toCustomers(rows);
   }
 
-  /** One customer; `not_found` for an id of another workspace. */
-  get(id: string): Customer {
-    const row = this.deps.db
-      .prepare<[string, string], CustomerRow>(
-        `SELECT ${COLUMNS} FROM customers WHERE id = ? AND workspace_id = ?`,
-      )
-      .get(id, this.actor.workspaceId);
-    if (!row) throw notFound('Customer', id, 'find_customers');
-    return this.#toCustomer(row);
+  /**
+   * One customer; `not_found` for an id of another workspace. Inside a write
+   * on PostgreSQL the row stays locked until the write commits, so a check
+   * made on it (no second booking at the same start) holds across processes.
+   */
+  async get(id: string): Promise<Customer> {
+    const row = await this.deps.db
+      .selectFrom('customers')
+      .select(COLUMNS)
+      .where('id', '=', id)
+      .where('workspace_id', '=', this.actor.workspaceId)
+      .$if(this.deps.locksRows, (q) => q.forUpdate())
+      .executeTakeFirst();
+    const [customer] = await this.#toCustomers(row ? [row] : []);
+    if (!customer) throw notFound('Customer', id, 'find_customers');
+    return customer;
   }
 }
 
-/** `text` with LIKE wildcards escaped. */
+/** `text` with LIKE
+ wildcards escaped. */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

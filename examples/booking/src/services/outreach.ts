@@ -52,32 +52,28 @@ export class OutreachService {
   readonly #bookings: BookingReads;
   readonly #technicians: TechnicianService;
   readonly #customers: CustomerService;
-  readonly #zone: string;
-  readonly #workspaceName: string;
 
   constructor(
-    deps: ServiceDeps,
+    private readonly deps: ServiceDeps,
     private readonly actor: Actor,
     private readonly ports: Pick<OutboundPorts, 'mailer' | 'pager'>,
   ) {
     this.#bookings = new BookingReads(deps, actor);
     this.#technicians = new TechnicianService(deps, actor);
     this.#customers = new CustomerService(deps, actor);
-    const workspace = workspaceOf(deps, actor);
-    this.#zone = workspace.zone;
-    this.#workspaceName = workspace.name;
   }
 
   /** Renders the mail about a live booking to its customer; nothing is sent. */
-  draftMail(bookingId: string, kind: MailKind, note: string | undefined): MailDraft {
-    const booking = this.#bookings.get(bookingId);
+  async draftMail(bookingId: string, kind: MailKind, note: string | undefined): Promise<MailDraft> {
+    const booking = await this.#bookings.get(bookingId);
     if (booking.status === 'cancelled' || booking.status === 'completed') {
       throw invalid(
         `Booking ${booking.id} is ${booking.status}; there is nothing to remind of or confirm.`,
         'Mail customers only about scheduled or confirmed bookings.',
       );
     }
-    const customer = this.#customers.get(booking.customer.id);
+    const customer = await this.#customers.get(booking.customer.id);
+    const workspace = await workspaceOf(this.deps, this.actor);
     const technician = booking.technician ? `, with ${booking.technician.name}` : '';
     const lines = [
       `Hello ${booking.customer.name},`,
@@ -85,7 +81,7 @@ export class OutreachService {
       `${kind === 'reminder' ? 'This is a reminder of' : 'We confirm'} your visit on ${spokenTime(booking.startsAt)}, ${booking.durationMinutes} minutes${technician}. Price: ${formatMoney(booking.price, { locale: 'en-GB' })}. Reference: ${booking.id}.`,
       ...(note ? ['', sanitizeText(note).trim()] : []),
       '',
-      this.#workspaceName,
+      workspace.name,
     ];
     return {
       bookingId: booking.id,
@@ -97,21 +93,27 @@ export class OutreachService {
     };
   }
 
-  /** Sends a drafted mail through the mailer port. */
-  sendMail(draft: MailDraft): Delivery {
-    const receipt = this.ports.mailer.send({
-      ...draft,
-      workspaceId: this.actor.workspaceId,
-      sentBy: this.actor.personId,
-    });
-    return { id: receipt.id, to: draft.to, sentAt: zoned(receipt.atMs, this.#zone) };
+  /** Sends a drafted mail through the mailer port, in one transaction (the outbox row commits with the call). */
+  async sendMail(draft: MailDraft): Promise<Delivery> {
+    const { startsAt: _, ...mail } = draft;
+    const receipt = await this.deps.transaction((deps) =>
+      this.ports.mailer.send(
+        { ...mail, workspaceId: this.actor.workspaceId, sentBy: this.actor.personId },
+        deps.db,
+      ),
+    );
+    return { id: receipt.id, to: draft.to, sentAt: await this.#zoned(receipt.atMs) };
+  }
+
+  async #zoned(ms: number): Promise<Temporal.ZonedDateTime> {
+    return zoned(ms, (await workspaceOf(this.deps, this.actor)).zone);
   }
 
   /** Renders a page to an on-call technician, optionally about a booking; nothing is sent. */
-  draftPage(technicianId: string, bookingId: string | undefined, message: string): PageDraft {
-    const technician = this.#technicians.get(technicianId);
+  async draftPage(technicianId: string, bookingId: string | undefined, message: string): Promise<PageDraft> {
+    const technician = await this.#technicians.get(technicianId);
     if (!technician.onCall) {
-      const onCall = this.#technicians.find(true).map((t) => t.id);
+      const onCall = (await this.#technicians.find(true)).map((t) => t.id);
       throw invalid(
         `${technician.name} is not on call.`,
         `Page a technician who is on call${onCall.length ? `: ${onCall.join(', ')}` : ''}.`,
@@ -120,7 +122,7 @@ export class OutreachService {
         },
       );
     }
-    const booking = bookingId === undefined ? undefined : this.#bookings.get(bookingId);
+    const booking = bookingId === undefined ? undefined : await this.#bookings.get(bookingId);
     const about = booking
       ? ` [${booking.id}, ${booking.customer.name}, ${spokenTime(booking.startsAt)}]`
       : '';
@@ -133,15 +135,16 @@ export class OutreachService {
     };
   }
 
-  /** Sends a drafted page through the pager port. */
-  sendPage(draft: PageDraft): Delivery {
-    const receipt = this.ports.pager.send({
+  /** Sends a drafted page through the pager port, in one transaction. */
+  async sendPage(draft: PageDraft): Promise<Delivery> {
+    const page = {
       workspaceId: this.actor.workspaceId,
       technicianId: draft.technicianId,
       bookingId: draft.bookingId,
       message: draft.message,
       sentBy: this.actor.personId,
-    });
-    return { id: receipt.id, to: draft.technicianName, sentAt: zoned(receipt.atMs, this.#zone) };
+    };
+    const receipt = await this.deps.transaction((deps) => this.ports.pager.send(page, deps.db));
+    return { id: receipt.id, to: draft.technicianName, sentAt: await this.#zoned(receipt.atMs) };
   }
 }

@@ -1,6 +1,6 @@
 import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
-import type { SqliteDatabase } from '@gatehousejs/stores';
 import { Temporal } from 'temporal-polyfill';
+import type { BookingDb } from '../db/tables.js';
 import type { Actor, Booking, Customer, Workspace } from '../domain/model.js';
 
 /**
@@ -13,11 +13,24 @@ export interface Versions {
   customer(customer: Customer): string;
 }
 
-/** What every service needs: the database handle, the clock and the version definition. */
+/** What every service needs: the connection, the clock, the version definition and how to write. */
 export interface ServiceDeps {
-  readonly db: SqliteDatabase;
+  /** Where the services read (and, inside a transaction, write). */
+  readonly db: BookingDb;
   readonly clock: () => Date;
   readonly versions: Versions;
+  /**
+   * Whether a check-then-act read locks the row it checks (`SELECT … FOR UPDATE`),
+   * so the rule holds across processes: PostgreSQL inside a unit of work.
+   * SQLite's writer lock already serializes writers, so it never needs to.
+   */
+  readonly locksRows: boolean;
+  /**
+   * Runs `work` as one transaction with deps bound to it: a savepoint inside
+   * the unit of work these deps belong to, or a new unit of work (waiting for
+   * the writer lock without blocking) when they belong to none.
+   */
+  transaction<T>(work: (deps: ServiceDeps) => Promise<T>): Promise<T>;
 }
 
 /** An id as it may appear in a message: quoted and bounded, so odd input cannot shape the text. */
@@ -43,21 +56,29 @@ export function invalid(
   return new ToolError({ code: 'invalid_arguments', message, fix, details });
 }
 
-const workspaces = new WeakMap<Actor, Workspace>();
+const workspaces = new WeakMap<Actor, Promise<Workspace>>();
+
+async function readWorkspace(deps: ServiceDeps, actor: Actor): Promise<Workspace> {
+  const workspace = await deps.db
+    .selectFrom('workspaces')
+    .select(['id', 'name', 'zone', 'currency'])
+    .where('id', '=', actor.workspaceId)
+    .executeTakeFirst();
+  // it exists for every authenticated actor
+  if (!workspace) throw new Error('The workspace of an authenticated actor is missing.');
+  return workspace;
+}
 
 /**
  * The workspace an actor acts in, read once per actor: the services of one
  * call (or one API request) share their actor, so they share this read.
  */
-export function workspaceOf(deps: ServiceDeps, actor: Actor): Workspace {
+export function workspaceOf(deps: ServiceDeps, actor: Actor): Promise<Workspace> {
   let workspace = workspaces.get(actor);
   if (!workspace) {
-    workspace = deps.db
-      .prepare<[string], Workspace>('SELECT id, name, zone, currency FROM workspaces WHERE id = ?')
-      .get(actor.workspaceId);
-    // it exists for every authenticated actor
-    if (!workspace) throw new Error('The workspace of an authenticated actor is missing.');
+    workspace = readWorkspace(deps, actor);
     workspaces.set(actor, workspace);
+    workspace.catch(() => workspaces.delete(actor));
   }
   return workspace;
 }

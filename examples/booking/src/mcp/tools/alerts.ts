@@ -22,17 +22,17 @@ export function alertTools(gh: BookingGatehouse): ToolDefinition<Right, Services
       requires: ['alerts.manage'],
       input: muteAlertsInput,
       presenter: alertRuleListPresenter,
-      prepare: ({ input, services, now }) => {
-        const plan = services.alerts.planMute(input.rule_ids, input.until, input.reason);
+      prepare: async ({ input, services, now }) => {
+        const plan = await services.alerts.planMute(input.rule_ids, input.until, input.reason);
         const until = presentInstant(plan.until, { now });
         return {
           content: { rules: plan.rules.map((r) => ({ id: r.id, name: r.name })), until, reason: plan.reason },
           summary: `mute ${plan.rules.length} alert rule(s) until ${until.local} (${until.zone})`,
         };
       },
-      run: ({ input, services }) => {
-        const plan = services.alerts.planMute(input.rule_ids, input.until, input.reason);
-        return { rules: services.alerts.mute(plan) };
+      run: async ({ input, services }) => {
+        const plan = await services.alerts.planMute(input.rule_ids, input.until, input.reason);
+        return { rules: await services.alerts.mute(plan) };
       },
     }),
   ];

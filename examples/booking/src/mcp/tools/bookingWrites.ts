@@ -33,8 +33,8 @@ const createsBooking: Creates<CreateInput, Services> = {
 /** The booking as the caller would read it now, for a stale version's `conflict` (I12). */
 const versionOfBooking = versionGuard<UpdateInput, Services>({
   readTool: 'get_booking',
-  current: ({ input, services, now }) => {
-    const booking = services.bookings.lookup(input.id);
+  current: async ({ input, services, now }) => {
+    const booking = await services.bookings.lookup(input.id);
     if (!booking) return undefined;
     const object = bookingPresenter.present(booking, { now });
     return { version: object.version, object };
@@ -52,9 +52,9 @@ const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
 /** The bounded-batch guard (I13): a filter's matches are counted and listed before anything moves. */
 const batchOfBookings = batchGuard<RescheduleInput, Services>({
   maxSize: 50,
-  match: ({ input, services, now }) => {
+  match: async ({ input, services, now }) => {
     if (!input.filter) return { total: 0, sample: [] };
-    const found = services.bookings.match(filterOf(input.filter));
+    const found = await services.bookings.match(filterOf(input.filter));
     const sample = found.bookings.map((b) => ({
       id: b.id,
       customer: b.customer.name,
@@ -129,8 +129,8 @@ export function bookingWriteTools(gh: BookingGatehouse): ToolDefinition<Right, S
       input: rescheduleBookingsInput,
       presenter: bookingListPresenter,
       guards: [batchOfBookings],
-      run: ({ input, services }) => ({
-        bookings: services.bookings.reschedule(selectionOf(input), input.shift_minutes),
+      run: async ({ input, services }) => ({
+        bookings: await services.bookings.reschedule(selectionOf(input), input.shift_minutes),
       }),
     }),
   ];

@@ -17,8 +17,8 @@ export function bookingReadTools(gh: BookingGatehouse): ToolDefinition<Right, Se
       requires: ['bookings.read'],
       input: findBookingsInput,
       presenter: bookingListPresenter,
-      run: ({ input, services }) => ({
-        bookings: services.bookings.find(bookingFilterOf(input), input.limit),
+      run: async ({ input, services }) => ({
+        bookings: await services.bookings.find(bookingFilterOf(input), input.limit),
       }),
     }),
     gh.defineTool({

@@ -16,7 +16,9 @@ export function customerTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
       requires: ['customers.read'],
       input: findCustomersInput,
       presenter: customerListPresenter,
-      run: ({ input, services }) => ({ customers: services.customers.find(input.query, input.limit) }),
+      run: async ({ input, services }) => ({
+        customers: await services.customers.find(input.query, input.limit),
+      }),
     }),
     gh.defineTool({
       name: 'get_customer',

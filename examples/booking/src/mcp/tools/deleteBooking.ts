@@ -18,8 +18,8 @@ export function deleteBookingTools(gh: BookingGatehouse): ToolDefinition<Right, 
       requires: ['bookings.delete'],
       input: deleteBookingInput,
       presenter: deletedBookingPresenter,
-      prepare: ({ input, services, now }) => {
-        const booking = services.bookings.planDelete(input.booking_id);
+      prepare: async ({ input, services, now }) => {
+        const booking = await services.bookings.planDelete(input.booking_id);
         const startsAt = presentInstant(booking.startsAt, { now });
         return {
           content: {
@@ -37,7 +37,7 @@ export function deleteBookingTools(gh: BookingGatehouse): ToolDefinition<Right, 
           summary: `delete booking ${booking.id} (${booking.customer.name}, ${startsAt.local} ${startsAt.zone})`,
         };
       },
-      run: ({ input, services }) => ({ deleted: services.bookings.remove(input.booking_id) }),
+      run: async ({ input, services }) => ({ deleted: await services.bookings.remove(input.booking_id) }),
     }),
   ];
 }

@@ -24,8 +24,8 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
       requires: ['customers.notify'],
       input: notifyCustomerInput,
       presenter: mailSentPresenter,
-      prepare: ({ input, services, now }) => {
-        const mail = services.outreach.draftMail(input.booking_id, input.kind, input.note);
+      prepare: async ({ input, services, now }) => {
+        const mail = await services.outreach.draftMail(input.booking_id, input.kind, input.note);
         return {
           content: {
             to: mail.to,
@@ -36,9 +36,9 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
           summary: `mail ${mail.to} a ${input.kind} about booking ${mail.bookingId}`,
         };
       },
-      run: ({ input, services }) => {
-        const mail = services.outreach.draftMail(input.booking_id, input.kind, input.note);
-        return { message: services.outreach.sendMail(mail), booking: { id: mail.bookingId } };
+      run: async ({ input, services }) => {
+        const mail = await services.outreach.draftMail(input.booking_id, input.kind, input.note);
+        return { message: await services.outreach.sendMail(mail), booking: { id: mail.bookingId } };
       },
     }),
     gh.defineTool({
@@ -49,8 +49,8 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
       requires: ['technicians.page'],
       input: pageTechnicianInput,
       presenter: pageSentPresenter,
-      prepare: ({ input, services, now }) => {
-        const page = services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
+      prepare: async ({ input, services, now }) => {
+        const page = await services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
         const booking =
           page.bookingId === null || page.startsAt === null
             ? null
@@ -64,10 +64,10 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
           summary: `page ${page.technicianName} (${page.technicianId})${page.bookingId ? ` about ${page.bookingId}` : ''}`,
         };
       },
-      run: ({ input, services }) => {
-        const page = services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
+      run: async ({ input, services }) => {
+        const page = await services.outreach.draftPage(input.technician_id, input.booking_id, input.message);
         return {
-          page: services.outreach.sendPage(page),
+          page: await services.outreach.sendPage(page),
           technician: { id: page.technicianId },
           booking: page.bookingId === null ? null : { id: page.bookingId },
         };

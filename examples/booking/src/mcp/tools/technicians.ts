@@ -16,7 +16,7 @@ export function technicianTools(gh: BookingGatehouse): ToolDefinition<Right, Ser
       requires: ['bookings.read'],
       input: findTechniciansInput,
       presenter: technicianListPresenter,
-      run: ({ input, services }) => ({ technicians: services.technicians.find(input.on_call) }),
+      run: async ({ input, services }) => ({ technicians: await services.technicians.find(input.on_call) }),
     }),
   ];
 }

@@ -1,0 +1,71 @@
+import type {
+  AuditStore,
+  CredentialStore,
+  Effect,
+  PendingActionStore,
+  RateBucketStore,
+  ReplayStore,
+  SwitchStore,
+  UnitOfWork,
+} from '@gatehousejs/core';
+import type { PurgeCounts, SqliteDatabase } from '@gatehousejs/stores';
+import type { BookingDb } from './tables.js';
+
+/** Which database the product runs on. */
+export type BookingEngine = 'sqlite' | 'postgres';
+
+/** Gatehouse's six stores and their unit of work, the same shape on both engines. */
+export interface BookingStores {
+  readonly replay: ReplayStore;
+  readonly pendingActions: PendingActionStore;
+  readonly audit: AuditStore;
+  readonly switches: SwitchStore;
+  readonly rateBuckets: RateBucketStore;
+  readonly credentials: CredentialStore;
+  /** One transaction on one connection; its handle is what {@link BookingDatabaseBase.writeIn} takes. */
+  readonly unitOfWork: UnitOfWork<unknown>;
+  /** Deletes expired replay records, pending actions and rate buckets. */
+  purgeExpired(now: number): Promise<PurgeCounts>;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+}
+
+/** What both engines offer the product. */
+export interface BookingDatabaseBase {
+  readonly engine: BookingEngine;
+  /** What the banner and the CLI name: the file, or the PostgreSQL database's name (never a password). */
+  readonly file: string;
+  /** For reads and for writes outside MCP (which run through {@link write}). */
+  readonly kysely: BookingDb;
+  /** For the reads of read tools: never inside another call's open transaction. */
+  readonly reader: BookingDb;
+  readonly stores: BookingStores;
+  /**
+   * Rate bucket stores by effect class that differ from `stores.rateBuckets`
+   * (SQLite: the `read` bucket in process memory, so a read never writes the
+   * file; PostgreSQL: none, every replica shares every bucket).
+   */
+  readonly rateStores: Partial<Record<Effect, RateBucketStore>>;
+  /** Whether check-then-act reads lock the rows they check (`FOR UPDATE`); SQLite's writer lock already serializes. */
+  readonly locksRows: boolean;
+  /** A Kysely bound to a unit of work's handle: its statements join that transaction. */
+  writeIn(handle: unknown): BookingDb;
+  /** Runs `work` in one unit of work (one transaction; waits for the lock without blocking). */
+  write<T>(work: (db: BookingDb, handle: unknown) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The product on a SQLite file. */
+export interface SqliteBookingDatabase extends BookingDatabaseBase {
+  readonly engine: 'sqlite';
+  /** The better-sqlite3 handle every write shares. */
+  readonly db: SqliteDatabase;
+}
+
+/** The product on PostgreSQL. */
+export interface PostgresBookingDatabase extends BookingDatabaseBase {
+  readonly engine: 'postgres';
+}
+
+/** The product's database on either engine. */
+export type BookingDatabase = SqliteBookingDatabase | PostgresBookingDatabase;

@@ -1,0 +1,63 @@
+import { createPostgresPool, createPostgresStores } from '@gatehousejs/stores/postgres';
+import { Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import { redactedDatabaseUrl } from '../config.js';
+import type { BookingStores, PostgresBookingDatabase } from './database.js';
+import { migrateProductSchemaPostgres } from './schemaPostgres.js';
+import type { BookingDb, BookingTables } from './tables.js';
+
+/**
+ * A pool that hands out exactly one client, whose `release` does nothing: a
+ * Kysely over it runs every statement on that client, inside the
+ * transaction its owner (core's unit of work) opened and will end.
+ */
+function oneClientPool(client: pg.PoolClient) {
+  const lent = { query: client.query.bind(client), release: () => undefined };
+  return { connect: async () => lent, end: async () => undefined };
+}
+
+/**
+ * Opens the product on PostgreSQL: a pool (BIGINT read as numbers, a
+ * statement timeout), the product schema migrated under an advisory lock,
+ * Gatehouse's stores on the same pool, and Kysely over the pool for reads
+ * and writes outside MCP. `writeIn(client)` is a Kysely on a unit of work's
+ * client, so the product's writes join core's transaction. Errors never
+ * carry the URL (it may hold a password).
+ */
+export async function openPostgresBooking(url: string, now: number): Promise<PostgresBookingDatabase> {
+  const pool = createPostgresPool({ connectionString: url, max: 10 });
+  try {
+    await migrateProductSchemaPostgres(pool, now);
+    const pgStores = await createPostgresStores(pool, {});
+    const kysely = new Kysely<BookingTables>({ dialect: new PostgresDialect({ pool }) });
+    const units = new WeakMap<object, BookingDb>();
+    const writeIn = (handle: unknown): BookingDb => {
+      const client = handle as pg.PoolClient;
+      let db = units.get(client);
+      if (!db) {
+        db = new Kysely<BookingTables>({ dialect: new PostgresDialect({ pool: oneClientPool(client) }) });
+        units.set(client, db);
+      }
+      return db;
+    };
+    const stores: BookingStores = {
+      ...pgStores,
+      unitOfWork: pgStores.unitOfWork as BookingStores['unitOfWork'],
+    };
+    return {
+      engine: 'postgres',
+      file: redactedDatabaseUrl(url),
+      kysely,
+      reader: kysely,
+      stores,
+      rateStores: {},
+      locksRows: true,
+      writeIn,
+      write: (work) => pgStores.unitOfWork.run((client) => work(writeIn(client), client)),
+      close: () => kysely.destroy(),
+    };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+}
