@@ -38,7 +38,11 @@ interface Running {
   output(): string;
 }
 
-/** Starts `main` on `file` (PORT=0, a short drain delay) and reads the MCP URL and demo token from its banner. */
+/**
+ * Starts `main` on `file` (PORT=0) and reads the MCP URL and demo token from its banner. The drain
+ * delay covers connections the busy process has not accepted or read yet when the signal comes:
+ * once it stops accepting, those would be reset.
+ */
 function start(file: string): Promise<Running> {
   const child = spawn(process.execPath, [script], {
     env: {
@@ -47,7 +51,7 @@ function start(file: string): Promise<Running> {
       BOOKING_DB: file,
       PORT: '0',
       LOG_LEVEL: 'warn',
-      SHUTDOWN_DRAIN_DELAY_MS: '300',
+      SHUTDOWN_DRAIN_DELAY_MS: '2000',
       SHUTDOWN_DEADLINE_MS: '10000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
