@@ -180,6 +180,23 @@ describe.skipIf(!available)('postgresUnitOfWork', () => {
     expect((await database.pool.query('SELECT id FROM visits')).rowCount).toBe(0);
   });
 
+  it('fails, keeping nothing and without crashing the process, when the database drops the unit’s connection', async () => {
+    const unit = postgresUnitOfWork(database.pool);
+    await expect(
+      unit.run(async (client) => {
+        await client.query("INSERT INTO visits (tenant_id, slot) VALUES ('t1', 'a')");
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        await database.pool.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+        await pause(100); // the client hears of it while the work holds it
+        return 'done';
+      }),
+    ).rejects.toThrow();
+    expect((await database.pool.query('SELECT id FROM visits')).rowCount).toBe(0);
+    await expect(unit.run(async (client) => (await client.query('SELECT 1 AS one')).rows)).resolves.toEqual([
+      { one: 1 },
+    ]);
+  });
+
   it('refuses with store_unavailable, running nothing, when the database cannot be reached', async () => {
     const unreachable = createPostgresPool({ connectionString: 'postgres://nobody@127.0.0.1:9/none' });
     let ran = false;

@@ -56,6 +56,9 @@ export async function migrateGatehouseSchemaPostgres(
   now: number = Date.now(),
 ): Promise<MigrationReport> {
   const client = await pool.connect();
+  // A connection lost mid-migration emits `error` on the client; the pending query rejects instead.
+  const ignore = (): undefined => undefined;
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     try {
@@ -68,6 +71,7 @@ export async function migrateGatehouseSchemaPostgres(
       throw error;
     }
   } finally {
+    client.removeListener('error', ignore);
     client.release();
   }
 }

@@ -5,6 +5,15 @@ import { advisoryKey } from './sql.js';
 const unavailable = (message: string) =>
   new ToolError({ code: 'store_unavailable', message: `${message} Nothing ran.`, fix: 'Retry shortly.' });
 
+/** A connection lost while checked out emits `error` on the client; the next query fails instead. */
+const ignore = (): undefined => undefined;
+
+/** Returns the client to the pool (destroyed when `broken`), without its checkout error listener. */
+function release(client: pg.PoolClient, broken = false): void {
+  client.removeListener('error', ignore);
+  client.release(broken);
+}
+
 /** Opens a transaction on a client of the pool, or throws `store_unavailable` with nothing begun. */
 async function begin(pool: pg.Pool): Promise<pg.PoolClient> {
   let client: pg.PoolClient;
@@ -13,11 +22,12 @@ async function begin(pool: pg.Pool): Promise<pg.PoolClient> {
   } catch {
     throw unavailable('The database could not be reached.');
   }
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     return client;
   } catch {
-    client.release(true);
+    release(client, true);
     throw unavailable('The database could not open a transaction.');
   }
 }
@@ -26,9 +36,9 @@ async function begin(pool: pg.Pool): Promise<pg.PoolClient> {
 async function rollback(client: pg.PoolClient): Promise<void> {
   try {
     await client.query('ROLLBACK');
-    client.release();
+    release(client);
   } catch {
-    client.release(true);
+    release(client, true);
   }
 }
 
@@ -68,10 +78,10 @@ export function postgresUnitOfWork(pool: pg.Pool): UnitOfWork<pg.PoolClient> {
       try {
         committed = await client.query('COMMIT');
       } catch (error) {
-        client.release(true);
+        release(client, true);
         throw error;
       }
-      client.release();
+      release(client);
       // COMMIT of an aborted transaction answers ROLLBACK instead of failing.
       if (committed.command !== 'COMMIT') {
         throw new Error(
