@@ -62,15 +62,16 @@ export interface ServerOptions<TRight extends string, TServices> {
   readonly replay?: ReplayOptions;
   /**
    * The transaction core opens around each write's execution (I10, I15):
-   * required when the server has write or outward tools. SQLite hosts pass
-   * `stores.unitOfWork` from `@gatehousejs/stores`; hosts whose stores commit
+   * required when the server has write or outward tools. SQLite and
+   * PostgreSQL hosts pass `stores.unitOfWork` from `@gatehousejs/stores`; hosts whose stores commit
    * on their own declare it with `separateCommits()` (the weaker promise).
    */
   readonly unitOfWork?: UnitOfWork;
   /**
    * Rate buckets per connection and effect class (I7), taken at admission
    * before any argument work; `confirm_action`, `reject_action` and
-   * `list_recent_changes` take from the read bucket. No limits when absent.
+   * `list_recent_changes` take from the read bucket; `stores` gives a bucket
+   * its own store (e.g. a per-process read bucket on SQLite). No limits when absent.
    */
   readonly rate?: RateOptions;
   /**
