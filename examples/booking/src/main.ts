@@ -1,7 +1,7 @@
 import { serveStdio } from '@gatehousejs/core/stdio';
 import { type BookingApp, createBookingApp } from './app.js';
 import { banner } from './banner.js';
-import { DEMO, databaseFile, portOf, UsageError } from './config.js';
+import { DEMO, databaseConfig, portOf, rateLimitsOf, replayLeaseOf, UsageError } from './config.js';
 import { rotateDemoToken } from './demoToken.js';
 import { type Serving, serveHttp } from './httpServer.js';
 
@@ -82,7 +82,7 @@ function serveOneStdioConnection(app: BookingApp): void {
 }
 
 async function main(): Promise<void> {
-  const app = await createBookingApp({ file: databaseFile() });
+  const app = await createBookingApp(databaseConfig());
   if (process.argv.includes('--stdio')) serveOneStdioConnection(app);
   else await serve(app);
 }
