@@ -154,7 +154,10 @@ describe.skipIf(!available)('the booking product on PostgreSQL', () => {
     try {
       const logger = pino({ level: 'silent' });
       let out = '';
-      const io = { out: (text: string) => void (out += text), err: (text: string) => void (out += text) };
+      const keep = (text: string) => {
+        out += text;
+      };
+      const io = { out: keep, err: keep };
       expect(await runCli(['seed'], { databaseUrl: database.url, io, logger })).toBe(0);
       const code = await runCli(
         ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_dan', '--rights', 'bookings.read'],
