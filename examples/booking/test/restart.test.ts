@@ -41,10 +41,10 @@ interface Running {
   stop(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `main` on `file` (PORT=0) and reads the MCP URL and demo token from its banner. */
+/** Starts `main` on `file` (PORT=0; DATABASE_URL cleared, so it is SQLite) and reads the MCP URL and demo token from its banner. */
 function start(file: string): Promise<Running> {
   const child: ChildProcess = spawn(process.execPath, [script], {
-    env: { ...process.env, ...CHILD_ENV, BOOKING_DB: file, PORT: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...CHILD_ENV, DATABASE_URL: '', BOOKING_DB: file, PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -162,7 +162,7 @@ describe('the booking server process', () => {
     const file = join(dir, 'stdio.db');
     await cli(file, 'seed');
     const { token } = await mint(file, 'p_vera', 'bookings.read');
-    const env = { ...CHILD_ENV, BOOKING_DB: file, LOG_LEVEL: 'warn' };
+    const env = { ...CHILD_ENV, DATABASE_URL: '', BOOKING_DB: file, LOG_LEVEL: 'warn' };
     const client = await RawStdioClient.spawn({
       command: process.execPath,
       args: [script, '--stdio'],
