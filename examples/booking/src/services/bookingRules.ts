@@ -98,3 +98,25 @@ export function staleVersion(booking: Booking, currentVersion: string): ToolErro
     details: { current_version: currentVersion },
   });
 }
+
+/** What a write will store for a booking: the values every check runs on. */
+export interface Planned {
+  readonly technicianId: string | null;
+  readonly startMs: number;
+  readonly zone: string;
+  readonly durationMinutes: number;
+  readonly price: Money;
+  readonly status: BookingStatus;
+}
+
+/** The stored values of a booking, as a plan to change. */
+export function plannedOf(booking: Booking): Planned {
+  return {
+    technicianId: booking.technician?.id ?? null,
+    startMs: booking.startsAt.epochMilliseconds,
+    zone: booking.startsAt.timeZoneId,
+    durationMinutes: booking.durationMinutes,
+    price: booking.price,
+    status: booking.status,
+  };
+}

@@ -9,6 +9,8 @@ import {
   checkPrice,
   checkStart,
   checkTransition,
+  type Planned,
+  plannedOf,
   staleVersion,
   technicianBusy,
 } from './bookingRules.js';
@@ -37,15 +39,6 @@ export interface BookingChanges {
 export type BatchSelection =
   | { readonly ids: readonly string[] }
   | { readonly filter: BatchFilter; readonly expectedCount: number };
-
-interface Planned {
-  readonly technicianId: string | null;
-  readonly startMs: number;
-  readonly zone: string;
-  readonly durationMinutes: number;
-  readonly price: Money;
-  readonly status: BookingStatus;
-}
 
 /**
  * Bookings of the actor's workspace: reads and writes. Every check lives
@@ -256,15 +249,4 @@ export class BookingService extends BookingReads {
       throw staleVersion(current, this.versionOf(await this.get(current.id)));
     }
   }
-}
-
-function plannedOf(booking: Booking): Planned {
-  return {
-    technicianId: booking.technician?.id ?? null,
-    startMs: booking.startsAt.epochMilliseconds,
-    zone: booking.startsAt.timeZoneId,
-    durationMinutes: booking.durationMinutes,
-    price: booking.price,
-    status: booking.status,
-  };
 }
