@@ -23,6 +23,8 @@ export interface BookingAppSettings {
   readonly seed?: boolean;
   /** Overrides of the MCP rate buckets per effect class. */
   readonly rateLimits?: Partial<Record<Effect, BucketLimit>>;
+  /** How long a write's replay claim holds before another replica may take it over; default 60 s. */
+  readonly replayLeaseMs?: number;
   /** How often housekeeping purges expired rows (guard stores, REST sessions); default 60 s. */
   readonly housekeepingIntervalMs?: number;
 }
@@ -112,6 +114,7 @@ function wire(
     ...access,
     logger,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.replayLeaseMs ? { replayLeaseMs: options.replayLeaseMs } : {}),
     onInternalError: internalErrorLogger(logger),
   });
   const housekeeping = startHousekeeping({

@@ -7,10 +7,16 @@ const io = {
 };
 
 /** `npm run booking -- <command>`: administration of the booking product (SQLite, or PostgreSQL with DATABASE_URL). */
-try {
-  process.exitCode = await runCli(process.argv.slice(2), { ...databaseConfig(), io });
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  io.err(`Error: ${error.message}\n`);
-  process.exitCode = 2;
+async function main(): Promise<number> {
+  try {
+    return await runCli(process.argv.slice(2), { ...databaseConfig(), io });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`Error: ${error.message}\n`);
+    return 2;
+  }
 }
+
+void main().then((code) => {
+  process.exitCode = code;
+});

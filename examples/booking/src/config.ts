@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BucketLimit, Effect } from '@gatehousejs/core';
 
 /** The default database file: `examples/booking/data/booking.db` (gitignored), beside `src` and `dist`. */
 export const defaultDatabase = (): string => fileURLToPath(new URL('../data/booking.db', import.meta.url));
@@ -63,4 +64,66 @@ export function portOf(env: NodeJS.ProcessEnv = process.env): number {
     throw new UsageError(`PORT must be a whole number from 0 to 65535, not ${JSON.stringify(raw)}.`);
   }
   return port;
+}
+
+const EFFECT_NAMES: readonly Effect[] = ['read', 'write', 'notify', 'wake', 'alert', 'delete'];
+
+/**
+ * Overrides of the MCP rate buckets from `BOOKING_RATE_LIMITS`: JSON such as
+ * `{"write":{"capacity":100,"refillPerSecond":5}}`. Unset, the defaults hold.
+ * An unknown effect class, a capacity below 1 or a refill not above 0 is a
+ * {@link UsageError}.
+ */
+export function rateLimitsOf(env: NodeJS.ProcessEnv = process.env): Partial<Record<Effect, BucketLimit>> {
+  const raw = env.BOOKING_RATE_LIMITS?.trim();
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new UsageError(
+      'BOOKING_RATE_LIMITS must be JSON: {"write":{"capacity":30,"refillPerSecond":0.5}}.',
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError('BOOKING_RATE_LIMITS must be a JSON object keyed by effect class.');
+  }
+  const limits: Partial<Record<Effect, BucketLimit>> = {};
+  for (const [effect, limit] of Object.entries(parsed)) {
+    if (!EFFECT_NAMES.includes(effect as Effect)) {
+      throw new UsageError(
+        `BOOKING_RATE_LIMITS names ${JSON.stringify(effect)}; known: ${EFFECT_NAMES.join(', ')}.`,
+      );
+    }
+    const { capacity, refillPerSecond } = (limit ?? {}) as Partial<BucketLimit>;
+    if (
+      !(
+        typeof capacity === 'number' &&
+        capacity >= 1 &&
+        typeof refillPerSecond === 'number' &&
+        refillPerSecond > 0
+      )
+    ) {
+      throw new UsageError(`BOOKING_RATE_LIMITS.${effect} needs capacity ≥ 1 and refillPerSecond > 0.`);
+    }
+    limits[effect as Effect] = { capacity, refillPerSecond };
+  }
+  return limits;
+}
+
+/**
+ * How long a replica's claim on a write holds before another may take it
+ * over (`BOOKING_REPLAY_LEASE_MS`, default the server's 60 s): a shorter lease
+ * frees the writes of a crashed replica sooner; it must outlast the slowest write.
+ */
+export function replayLeaseOf(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.BOOKING_REPLAY_LEASE_MS?.trim();
+  if (!raw) return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) {
+    throw new UsageError(
+      `BOOKING_REPLAY_LEASE_MS must be a whole number of milliseconds from 100 to 3600000, not ${JSON.stringify(raw)}.`,
+    );
+  }
+  return ms;
 }

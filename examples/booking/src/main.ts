@@ -82,7 +82,12 @@ function serveOneStdioConnection(app: BookingApp): void {
 }
 
 async function main(): Promise<void> {
-  const app = await createBookingApp(databaseConfig());
+  const lease = replayLeaseOf();
+  const app = await createBookingApp({
+    ...databaseConfig(),
+    rateLimits: rateLimitsOf(),
+    ...(lease ? { replayLeaseMs: lease } : {}),
+  });
   if (process.argv.includes('--stdio')) serveOneStdioConnection(app);
   else await serve(app);
 }

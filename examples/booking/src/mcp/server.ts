@@ -25,6 +25,7 @@ export interface McpServerParts {
   readonly switches: Switches;
   readonly logger: Logger;
   readonly rateLimits?: Partial<Record<Effect, BucketLimit>>;
+  readonly replayLeaseMs?: number;
   readonly onInternalError?: (error: unknown, correlationId: string) => void;
 }
 
@@ -48,7 +49,7 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
     authenticate: parts.credentials.authenticate,
     audit: stores.audit,
     confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000 },
-    replay: { store: stores.replay },
+    replay: { store: stores.replay, ...(parts.replayLeaseMs ? { leaseMs: parts.replayLeaseMs } : {}) },
     unitOfWork: stores.unitOfWork,
     rate: {
       store: stores.rateBuckets,
