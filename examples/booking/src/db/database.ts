@@ -46,6 +46,12 @@ export interface BookingDatabaseBase {
    * file; PostgreSQL: none, every replica shares every bucket).
    */
   readonly rateStores: Partial<Record<Effect, RateBucketStore>>;
+  /**
+   * Whether a service write inside a unit of work is a savepoint (SQLite, in
+   * process and free) or simply joins the unit's transaction (PostgreSQL,
+   * where each statement is a round trip; a failed write fails the unit).
+   */
+  readonly savepoints: boolean;
   /** Whether check-then-act reads lock the rows they check (`FOR UPDATE`); SQLite's writer lock already serializes. */
   readonly locksRows: boolean;
   /** A Kysely bound to a unit of work's handle: its statements join that transaction. */

@@ -25,7 +25,9 @@ function oneClientPool(client: pg.PoolClient) {
  * carry the URL (it may hold a password).
  */
 export async function openPostgresBooking(url: string, now: number): Promise<PostgresBookingDatabase> {
-  const pool = createPostgresPool({ connectionString: url, max: 10 });
+  // A burst waits for a connection rather than failing at once; a database
+  // that does not answer still fails within the admission's own timeout (503).
+  const pool = createPostgresPool({ connectionString: url, max: 10, connectionTimeoutMs: 10_000 });
   try {
     await migrateProductSchemaPostgres(pool, now);
     const pgStores = await createPostgresStores(pool, {});
@@ -52,6 +54,7 @@ export async function openPostgresBooking(url: string, now: number): Promise<Pos
       stores,
       rateStores: {},
       locksRows: true,
+      savepoints: false,
       writeIn,
       write: (work) => pgStores.unitOfWork.run((client) => work(writeIn(client), client)),
       close: () => kysely.destroy(),

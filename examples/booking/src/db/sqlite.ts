@@ -58,6 +58,7 @@ export function openSqliteBooking(file: string, now: number): SqliteBookingDatab
       stores,
       rateStores: { read: new MemoryRateBucketStore() },
       locksRows: false,
+      savepoints: true,
       writeIn,
       write: (work) => sqliteStores.unitOfWork.run((handle) => work(writeIn(handle), handle)),
       close: async () => close(),

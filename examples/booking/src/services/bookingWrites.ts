@@ -47,8 +47,8 @@ export type BatchSelection =
  * and price rules, status transitions, technician double-booking, and a
  * compare-and-set on the revision for updates (I12). Each write is one
  * transaction (a savepoint inside an MCP write's unit of work, else a unit
- * of its own); on PostgreSQL the technician (and the customer of a create)
- * is locked before the checks, so the rules hold across processes.
+ * of its own); on PostgreSQL the technician is locked before the overlap
+ * check, so no two processes book one technician twice.
  */
 export class BookingService extends BookingReads {
   #now = () => this.deps.clock();

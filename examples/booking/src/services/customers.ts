@@ -53,9 +53,9 @@ export class CustomerService {
   }
 
   /**
-   * One customer; `not_found` for an id of another workspace. Inside a write
-   * on PostgreSQL the row stays locked until the write commits, so a check
-   * made on it (no second booking at the same start) holds across processes.
+   * One customer; `not_found` for an id of another workspace. Never locked:
+   * a create's business key (customer and start) is serialized by core's
+   * duplicate check, so creates for one customer still run side by side.
    */
   async get(id: string): Promise<Customer> {
     const row = await this.deps.db
@@ -63,7 +63,6 @@ export class CustomerService {
       .select(COLUMNS)
       .where('id', '=', id)
       .where('workspace_id', '=', this.actor.workspaceId)
-      .$if(this.deps.locksRows, (q) => q.forUpdate())
       .executeTakeFirst();
     const [customer] = await this.#toCustomers(row ? [row] : []);
     if (!customer) throw notFound('Customer', id, 'find_customers');

@@ -27,7 +27,8 @@ async function inSavepoint<T>(db: BookingDb, name: string, work: () => Promise<T
 /**
  * Service deps bound to a unit of work's handle: reads and writes go through
  * its connection (so they join its transaction), each service write is a
- * savepoint inside it, and check reads lock rows on PostgreSQL.
+ * savepoint inside it on SQLite (on PostgreSQL it joins the transaction, and
+ * a failure fails the whole unit), and check reads lock rows on PostgreSQL.
  */
 export function unitDeps(database: BookingDatabase, base: BaseDeps, handle: unknown): ServiceDeps {
   const db = database.writeIn(handle);
@@ -37,6 +38,7 @@ export function unitDeps(database: BookingDatabase, base: BaseDeps, handle: unkn
     db,
     locksRows: database.locksRows,
     transaction: async (work) => {
+      if (!database.savepoints) return work(deps);
       depth += 1;
       try {
         return await inSavepoint(db, `booking_write_${depth}`, () => work(deps));
