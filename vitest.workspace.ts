@@ -28,7 +28,13 @@ const setupFiles = [src('./test/fastCheckSeed.ts')];
 const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
   stores: ['test/processes.test.ts', 'test/lockWait.test.ts'],
   testing: ['test/stdioClient.test.ts', 'test/contract/stdio.test.ts', 'test/contract/sdkClients.test.ts'],
-  booking: ['test/restart.test.ts', 'test/contractV1StdioProcesses.test.ts', 'test/shutdown.test.ts'],
+  booking: [
+    'test/restart.test.ts',
+    'test/contractV1StdioProcesses.test.ts',
+    'test/shutdown.test.ts',
+    'test/replicas/postgres.test.ts',
+    'test/replicas/sqlite.test.ts',
+  ],
 };
 
 const project = (

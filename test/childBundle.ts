@@ -24,7 +24,7 @@ const SOURCES = Object.fromEntries(alias.map(({ find, replacement }) => [find, r
 export function bundleChild(
   entry: string,
   outfile: string,
-  external: readonly string[] = ['better-sqlite3', 'pino'],
+  external: readonly string[] = ['better-sqlite3', 'pino', 'pg'],
 ): string {
   buildSync({
     entryPoints: [entry],

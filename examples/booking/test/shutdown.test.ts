@@ -49,6 +49,7 @@ function start(file: string): Promise<Running> {
       ...process.env,
       ...CHILD_ENV,
       BOOKING_DB: file,
+      DATABASE_URL: '', // the SQLite file, even where CI sets DATABASE_URL
       PORT: '0',
       LOG_LEVEL: 'warn',
       SHUTDOWN_DRAIN_DELAY_MS: '2000',
