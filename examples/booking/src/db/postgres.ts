@@ -57,7 +57,12 @@ export async function openPostgresBooking(url: string, now: number): Promise<Pos
       savepoints: false,
       writeIn,
       write: (work) => pgStores.unitOfWork.run((client) => work(writeIn(client), client)),
-      close: () => kysely.destroy(),
+      // Kysely ends the pool only when a query went through it; end it here otherwise,
+      // or its idle connections keep a short-lived process (the CLI) alive.
+      close: async () => {
+        await kysely.destroy();
+        if (!pool.ended) await pool.end();
+      },
     };
   } catch (error) {
     await pool.end().catch(() => undefined);
