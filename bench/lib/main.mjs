@@ -7,6 +7,7 @@ import { runHandlers } from './handler.mjs';
 import { measureRounds, pairedRatio, startContenders, startLoadGenerator } from './http.mjs';
 import { runInProcess } from './inProcess.mjs';
 import { runReplayMemory, runReplaySweepCost } from './replayMemory.mjs';
+import { runReplicas } from './replicas.mjs';
 import { round, table } from './stats.mjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -26,6 +27,7 @@ const PLAN = QUICK
       construction: { rounds: 2, batches: 10, batchSize: 100 },
       memory: { calls: 100_000, checkpoints: 4 },
       sweep: { calls: 10_000 },
+      replicas: { rounds: 1, roundMs: 1_500, concurrency: 16 },
     }
   : {
       inProcess: { rounds: 10, calls: 3_000, warmupCalls: 3_000 },
@@ -37,6 +39,7 @@ const PLAN = QUICK
       construction: { rounds: 6, batches: 20, batchSize: 200 },
       memory: { calls: 1_000_000, checkpoints: 4 },
       sweep: { calls: 50_000 },
+      replicas: { rounds: 5, roundMs: 3_000, concurrency: 16 },
     };
 
 const log = (line = '') => console.log(line);
@@ -397,6 +400,42 @@ function targetSummary() {
   return rows;
 }
 
+async function replicasSection() {
+  const rows = await runReplicas(PLAN.replicas, log);
+  log(
+    table(
+      ['booking server', 'writes', 'writes/s', 'p50 ms', 'p99 ms', 'status'],
+      rows.map((r) => [
+        r.label,
+        r.writes,
+        fmt(r.perSecond, 0),
+        fmt(r.p50Ms, 1),
+        fmt(r.p99Ms, 1),
+        r.errors > 0 ? `FLAGGED (${r.errors} errors: ${r.errorSample?.slice(0, 60)})` : 'ok',
+      ]),
+    ),
+  );
+  const by = (label) => rows.find((r) => r.label === label)?.perSecond;
+  const ratio = (a, b) => (a && b ? round(a / b, 2) : undefined);
+  const pgOne = by('PostgreSQL, 1 process');
+  const pgThree = by('PostgreSQL, 3 replicas');
+  const sqlite = by('SQLite, 1 process');
+  log(
+    `  PostgreSQL 1 process vs SQLite: ${fmt(ratio(pgOne, sqlite), 2)}×; 3 replicas vs 1 process: ${fmt(ratio(pgThree, pgOne), 2)}×`,
+  );
+  results.replicas = {
+    contenders: rows.map(({ label, writes, errors, perSecond, p50Ms, p99Ms }) => ({
+      label,
+      writes,
+      errors,
+      perSecond: round(perSecond, 0),
+      p50Ms: round(p50Ms, 1),
+      p99Ms: round(p99Ms, 1),
+    })),
+    ratios: { postgresVsSqlite: ratio(pgOne, sqlite), threeReplicasVsOne: ratio(pgThree, pgOne) },
+  };
+}
+
 async function main() {
   const gc = globalThis.gc ? 'exposed' : 'NOT exposed (run with --expose-gc; heap figures are rough)';
   log(`Gatehouse bench (${results.mode}) · Node ${process.version} · ${results.cpus} CPUs · gc ${gc}`);
@@ -415,6 +454,7 @@ async function main() {
   await section('3. Per-request server construction', constructionSection);
   const calls = PLAN.memory.calls.toLocaleString('en-US');
   await section(`4. Bounded memory: ${calls} distinct calls into MemoryReplayStore`, memorySection);
+  await section('5. Writes through the booking server: SQLite, PostgreSQL, three replicas', replicasSection);
   results.seconds = round((performance.now() - started) / 1000, 1);
   results.targets = targetSummary();
   log();
