@@ -64,3 +64,17 @@ describe('docs/stores.md', () => {
     for (const text of [doc, readme]) expect(text).not.toMatch(/transactionGuard|replayGuard|rateGuard/);
   });
 });
+
+describe('docs/replicas.md', () => {
+  it('shows only TypeScript that is copied from compiled, tested files', () => {
+    const page = read('../../../docs/replicas.md');
+    const snippets = [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+    expect(snippets.length).toBeGreaterThanOrEqual(1);
+    for (const snippet of snippets) {
+      expect(
+        sources.some((source) => source.includes(unindent(snippet))),
+        snippet,
+      ).toBe(true);
+    }
+  });
+});
