@@ -111,6 +111,7 @@ export async function startBooking({ label }) {
   const port = await freePort();
   const env = { ...process.env, BOOKING_DB: join(dir, 'booking.db'), PORT: String(port) };
   delete env.INIT_CWD;
+  delete env.DATABASE_URL; // the fresh SQLite file above, even where DATABASE_URL names a server
   let token;
   try {
     token = mintToken(env, label);

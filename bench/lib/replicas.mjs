@@ -187,7 +187,7 @@ export async function runReplicas({ rounds, roundMs, concurrency }, log) {
     contenders.push(
       await startContender(
         'SQLite, 1 process',
-        { BOOKING_DB: join(dir, 'booking.db') },
+        { BOOKING_DB: join(dir, 'booking.db'), DATABASE_URL: '' },
         1,
         async () => undefined,
       ),
