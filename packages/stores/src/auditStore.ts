@@ -1,23 +1,10 @@
 import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
+import { type AuditColumns, auditRowOf } from './internal/rows.js';
 import { assertSchema } from './internal/schemaVersion.js';
 import { type LockOptions, writer } from './internal/writes.js';
 
-interface AuditRecord {
-  readonly id: string;
-  readonly at: number;
-  readonly channel: string;
-  readonly tenant_id: string | null;
-  readonly connection_id: string | null;
-  readonly client_name: string | null;
-  readonly actor_id: string | null;
-  readonly action: string;
-  readonly outcome: AuditRow['outcome'];
-  readonly object_ids: string;
-  readonly note: string | null;
-}
-
-const toRecord = (row: AuditRow): AuditRecord => ({
+const toRecord = (row: AuditRow): AuditColumns<string> => ({
   id: row.id,
   at: row.at,
   channel: row.channel,
@@ -31,21 +18,6 @@ const toRecord = (row: AuditRow): AuditRecord => ({
   note: row.note,
 });
 
-const toRow = (record: AuditRecord): AuditRow =>
-  Object.freeze({
-    id: record.id,
-    at: record.at,
-    channel: record.channel,
-    tenantId: record.tenant_id,
-    connectionId: record.connection_id,
-    clientName: record.client_name,
-    actorId: record.actor_id,
-    action: record.action,
-    outcome: record.outcome,
-    objectIds: Object.freeze(JSON.parse(record.object_ids) as string[]),
-    note: record.note,
-  });
-
 interface ListParams {
   readonly tenant: string | null;
   readonly connection: string | null;
@@ -54,7 +26,7 @@ interface ListParams {
 }
 
 const prepareInsert = (db: SqliteDatabase) =>
-  db.prepare<AuditRecord>(
+  db.prepare<AuditColumns<string>>(
     `INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connection_id, client_name, actor_id,
        action, outcome, object_ids, note)
      VALUES (@id, @at, @channel, @tenant_id, @connection_id, @client_name, @actor_id, @action,
@@ -71,7 +43,7 @@ function prepareList(db: SqliteDatabase, query: AuditQuery) {
   if (query.connectionId !== undefined) where.push('connection_id = @connection');
   if (query.before !== undefined) where.push('id < @before');
   const clause = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
-  return db.prepare<ListParams, AuditRecord>(
+  return db.prepare<ListParams, AuditColumns<string>>(
     `SELECT * FROM gatehouse_audit ${clause} ORDER BY id DESC LIMIT @limit`,
   );
 }
@@ -123,7 +95,7 @@ export class SqliteAuditStore implements AuditStore {
       before: query.before ?? null,
       limit,
     });
-    return records.map(toRow);
+    return records.map(auditRowOf);
   }
 
   /** Inside a unit of work (`unit` given) the row joins its transaction; else it commits on its own. */

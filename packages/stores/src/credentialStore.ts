@@ -1,22 +1,10 @@
 import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
+import { type CredentialColumns, credentialOf } from './internal/rows.js';
 import { assertSchema } from './internal/schemaVersion.js';
 import { type LockOptions, writer } from './internal/writes.js';
 
-interface CredentialRow {
-  readonly id: string;
-  readonly token_hash: string;
-  readonly tenant_ids: string;
-  readonly creator_id: string;
-  readonly rights: string;
-  readonly client_label: string;
-  readonly toolset: string | null;
-  readonly created_at: number;
-  readonly expires_at: number | null;
-  readonly revoked_at: number | null;
-}
-
-const toRow = (record: CredentialRecord): CredentialRow => ({
+const toRow = (record: CredentialRecord): CredentialColumns<string> => ({
   id: record.id,
   token_hash: record.tokenHash,
   tenant_ids: JSON.stringify(record.tenantIds),
@@ -29,31 +17,19 @@ const toRow = (record: CredentialRecord): CredentialRow => ({
   revoked_at: record.revokedAt,
 });
 
-const toRecord = (row: CredentialRow): CredentialRecord =>
-  Object.freeze({
-    id: row.id,
-    tokenHash: row.token_hash,
-    tenantIds: Object.freeze(JSON.parse(row.tenant_ids) as string[]),
-    creatorId: row.creator_id,
-    rights: Object.freeze(JSON.parse(row.rights) as string[]),
-    clientLabel: row.client_label,
-    toolset: row.toolset,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  });
-
 function prepareCredentials(db: SqliteDatabase) {
   return {
-    insert: db.prepare<CredentialRow>(
+    insert: db.prepare<CredentialColumns<string>>(
       `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
          toolset, created_at, expires_at, revoked_at)
        VALUES (@id, @token_hash, @tenant_ids, @creator_id, @rights, @client_label, @toolset, @created_at,
          @expires_at, @revoked_at)
        ON CONFLICT DO NOTHING`,
     ),
-    byHash: db.prepare<[string], CredentialRow>('SELECT * FROM gatehouse_credentials WHERE token_hash = ?'),
-    byId: db.prepare<[string], CredentialRow>('SELECT * FROM gatehouse_credentials WHERE id = ?'),
+    byHash: db.prepare<[string], CredentialColumns<string>>(
+      'SELECT * FROM gatehouse_credentials WHERE token_hash = ?',
+    ),
+    byId: db.prepare<[string], CredentialColumns<string>>('SELECT * FROM gatehouse_credentials WHERE id = ?'),
     revoke: db.prepare<[number, string]>(
       'UPDATE gatehouse_credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
     ),
@@ -91,13 +67,13 @@ export class SqliteCredentialStore implements CredentialStore {
   /** Synchronous {@link CredentialStore.findByTokenHash}. */
   findByTokenHashSync(tokenHash: string): CredentialRecord | undefined {
     const row = this.#sql.byHash.get(tokenHash);
-    return row ? toRecord(row) : undefined;
+    return row ? credentialOf(row) : undefined;
   }
 
   /** Synchronous {@link CredentialStore.findById}. */
   findByIdSync(id: string): CredentialRecord | undefined {
     const row = this.#sql.byId.get(id);
-    return row ? toRecord(row) : undefined;
+    return row ? credentialOf(row) : undefined;
   }
 
   /** Synchronous {@link CredentialStore.revoke}: true only for the call that revoked it. */

@@ -1,6 +1,7 @@
-import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
+import type { PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { duration, type SweepOptions, sweepBatch } from './internal/options.js';
+import { type PendingActionColumns, pendingActionOf } from './internal/rows.js';
 import { assertSchema } from './internal/schemaVersion.js';
 import { type LockOptions, writer } from './internal/writes.js';
 
@@ -14,38 +15,7 @@ export interface SqlitePendingActionStoreOptions extends SweepOptions, LockOptio
   readonly expiredRetentionMs?: number;
 }
 
-interface ActionRow {
-  readonly id: string;
-  readonly token_hash: string;
-  readonly connection_id: string;
-  readonly tenant_id: string;
-  readonly tool: string;
-  readonly arguments: string;
-  readonly arguments_digest: string;
-  readonly content_hash: string;
-  readonly summary: string;
-  readonly created_at: number;
-  readonly expires_at: number;
-  readonly status: PendingStatus;
-}
-
-const toAction = (row: ActionRow): PendingAction =>
-  Object.freeze({
-    id: row.id,
-    tokenHash: row.token_hash,
-    connectionId: row.connection_id,
-    tenantId: row.tenant_id,
-    tool: row.tool,
-    arguments: JSON.parse(row.arguments) as JsonObject,
-    argumentsDigest: row.arguments_digest,
-    contentHash: row.content_hash,
-    summary: row.summary,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    status: row.status,
-  });
-
-const toRow = (action: PendingAction): ActionRow => ({
+const toRow = (action: PendingAction): PendingActionColumns => ({
   id: action.id,
   token_hash: action.tokenHash,
   connection_id: action.connectionId,
@@ -61,7 +31,7 @@ const toRow = (action: PendingAction): ActionRow => ({
 });
 
 function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) {
-  const insert = db.prepare<ActionRow>(
+  const insert = db.prepare<PendingActionColumns>(
     `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool, arguments,
        arguments_digest, content_hash, summary, created_at, expires_at, status)
      VALUES (@id, @token_hash, @connection_id, @tenant_id, @tool, @arguments, @arguments_digest,
@@ -79,7 +49,9 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
       }
       sweep.run(action.createdAt - retentionMs, batch);
     }),
-    find: db.prepare<[string], ActionRow>('SELECT * FROM gatehouse_pending_actions WHERE token_hash = ?'),
+    find: db.prepare<[string], PendingActionColumns>(
+      'SELECT * FROM gatehouse_pending_actions WHERE token_hash = ?',
+    ),
     transition: db.prepare<[PendingStatus, string, string]>(
       `UPDATE gatehouse_pending_actions SET status = ?
        WHERE id = ? AND status IN (SELECT value FROM json_each(?))`,
@@ -119,7 +91,7 @@ export class SqlitePendingActionStore implements PendingActionStore {
   /** Synchronous {@link PendingActionStore.findByTokenHash}. */
   findByTokenHashSync(tokenHash: string): PendingAction | undefined {
     const row = this.#sql.find.get(tokenHash);
-    return row ? toAction(row) : undefined;
+    return row ? pendingActionOf(row) : undefined;
   }
 
   /** Synchronous {@link PendingActionStore.transition}: true only for the one caller that moved it. */

@@ -1,37 +1,9 @@
 import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
 import type pg from 'pg';
+import { type AuditColumns, auditRowOf } from '../internal/rows.js';
 import { on } from './sql.js';
 
 const NAME = 'PostgresAuditStore';
-
-interface AuditRecord {
-  readonly id: string;
-  readonly at: number;
-  readonly channel: string;
-  readonly tenant_id: string | null;
-  readonly connection_id: string | null;
-  readonly client_name: string | null;
-  readonly actor_id: string | null;
-  readonly action: string;
-  readonly outcome: AuditRow['outcome'];
-  readonly object_ids: string[];
-  readonly note: string | null;
-}
-
-const toRow = (record: AuditRecord): AuditRow =>
-  Object.freeze({
-    id: record.id,
-    at: record.at,
-    channel: record.channel,
-    tenantId: record.tenant_id,
-    connectionId: record.connection_id,
-    clientName: record.client_name,
-    actorId: record.actor_id,
-    action: record.action,
-    outcome: record.outcome,
-    objectIds: Object.freeze([...record.object_ids]),
-    note: record.note,
-  });
 
 /** PostgreSQL text cannot hold NUL; a note (public, free text) keeps everything else. */
 const text = (value: string | null): string | null =>
@@ -100,7 +72,7 @@ export class PostgresAuditStore implements AuditStore {
 
   async list(query: AuditQuery): Promise<readonly AuditRow[]> {
     if (!(Math.floor(query.limit) > 0)) return [];
-    const found = await this.#pool.query<AuditRecord>(listStatement(query));
-    return found.rows.map(toRow);
+    const found = await this.#pool.query<AuditColumns<string[]>>(listStatement(query));
+    return found.rows.map(auditRowOf);
   }
 }

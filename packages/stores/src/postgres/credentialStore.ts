@@ -1,32 +1,6 @@
 import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
 import type pg from 'pg';
-
-interface CredentialRow {
-  readonly id: string;
-  readonly token_hash: string;
-  readonly tenant_ids: string[];
-  readonly creator_id: string;
-  readonly rights: string[];
-  readonly client_label: string;
-  readonly toolset: string | null;
-  readonly created_at: number;
-  readonly expires_at: number | null;
-  readonly revoked_at: number | null;
-}
-
-const toRecord = (row: CredentialRow): CredentialRecord =>
-  Object.freeze({
-    id: row.id,
-    tokenHash: row.token_hash,
-    tenantIds: Object.freeze([...row.tenant_ids]),
-    creatorId: row.creator_id,
-    rights: Object.freeze([...row.rights]),
-    clientLabel: row.client_label,
-    toolset: row.toolset,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  });
+import { type CredentialColumns, credentialOf } from '../internal/rows.js';
 
 const INSERT = `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
     toolset, created_at, expires_at, revoked_at)
@@ -85,8 +59,8 @@ export class PostgresCredentialStore implements CredentialStore {
   }
 
   async #one(sql: string, value: string): Promise<CredentialRecord | undefined> {
-    const found = await this.#pool.query<CredentialRow>(sql, [value]);
+    const found = await this.#pool.query<CredentialColumns<string[]>>(sql, [value]);
     const row = found.rows[0];
-    return row ? toRecord(row) : undefined;
+    return row ? credentialOf(row) : undefined;
   }
 }

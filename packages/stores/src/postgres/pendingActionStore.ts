@@ -1,6 +1,7 @@
-import type { JsonObject, PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
+import type { PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
 import type pg from 'pg';
 import { duration, type SweepOptions, sweepBatch } from '../internal/options.js';
+import { type PendingActionColumns, pendingActionOf } from '../internal/rows.js';
 import { inBatches, on } from './sql.js';
 
 /** Options of {@link PostgresPendingActionStore}. */
@@ -14,37 +15,6 @@ export interface PostgresPendingActionStoreOptions extends SweepOptions {
 }
 
 const NAME = 'PostgresPendingActionStore';
-
-interface ActionRow {
-  readonly id: string;
-  readonly token_hash: string;
-  readonly connection_id: string;
-  readonly tenant_id: string;
-  readonly tool: string;
-  readonly arguments: string;
-  readonly arguments_digest: string;
-  readonly content_hash: string;
-  readonly summary: string;
-  readonly created_at: number;
-  readonly expires_at: number;
-  readonly status: PendingStatus;
-}
-
-const toAction = (row: ActionRow): PendingAction =>
-  Object.freeze({
-    id: row.id,
-    tokenHash: row.token_hash,
-    connectionId: row.connection_id,
-    tenantId: row.tenant_id,
-    tool: row.tool,
-    arguments: JSON.parse(row.arguments) as JsonObject,
-    argumentsDigest: row.arguments_digest,
-    contentHash: row.content_hash,
-    summary: row.summary,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    status: row.status,
-  });
 
 const INSERT = `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool,
     arguments, arguments_digest, content_hash, summary, created_at, expires_at, status)
@@ -97,12 +67,12 @@ export class PostgresPendingActionStore implements PendingActionStore {
   }
 
   async findByTokenHash(tokenHash: string): Promise<PendingAction | undefined> {
-    const found = await this.#pool.query<ActionRow>(
+    const found = await this.#pool.query<PendingActionColumns>(
       'SELECT * FROM gatehouse_pending_actions WHERE token_hash = $1',
       [tokenHash],
     );
     const row = found.rows[0];
-    return row ? toAction(row) : undefined;
+    return row ? pendingActionOf(row) : undefined;
   }
 
   /** Inside a unit of work (`unit` given) the change joins its transaction; else it commits on its own. */
