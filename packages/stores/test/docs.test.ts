@@ -6,9 +6,9 @@ import * as stores from '../src/index.js';
 const read = (path: string): string => readFileSync(new URL(path, import.meta.url), 'utf8');
 const doc = read('../../../docs/stores.md');
 
-/** The fenced blocks of one language in the page. */
-const blocks = (lang: string): string[] =>
-  [...doc.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '');
+/** The fenced blocks of one language in a page (default docs/stores.md). */
+const blocks = (lang: string, page = doc): string[] =>
+  [...page.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '');
 
 /** Lines without their indentation, so an indented excerpt matches its source. */
 const unindent = (text: string): string =>
@@ -27,16 +27,21 @@ const sources = [
   './postgresExample.ts',
 ].map((path) => unindent(read(path)));
 
+/** Every snippet is copied from one of the compiled, tested sources. */
+function expectQuoted(snippets: readonly string[]): void {
+  for (const snippet of snippets) {
+    expect(
+      sources.some((source) => source.includes(unindent(snippet))),
+      snippet,
+    ).toBe(true);
+  }
+}
+
 describe('docs/stores.md', () => {
   it('shows only TypeScript that is copied from compiled, tested files', () => {
     const snippets = blocks('ts');
     expect(snippets.length).toBeGreaterThanOrEqual(4);
-    for (const snippet of snippets) {
-      expect(
-        sources.some((source) => source.includes(unindent(snippet))),
-        snippet,
-      ).toBe(true);
-    }
+    expectQuoted(snippets);
   });
 
   it('shows the schema exactly as the migrations create it', () => {
@@ -67,14 +72,8 @@ describe('docs/stores.md', () => {
 
 describe('docs/replicas.md', () => {
   it('shows only TypeScript that is copied from compiled, tested files', () => {
-    const page = read('../../../docs/replicas.md');
-    const snippets = [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+    const snippets = blocks('ts', read('../../../docs/replicas.md'));
     expect(snippets.length).toBeGreaterThanOrEqual(1);
-    for (const snippet of snippets) {
-      expect(
-        sources.some((source) => source.includes(unindent(snippet))),
-        snippet,
-      ).toBe(true);
-    }
+    expectQuoted(snippets);
   });
 });
