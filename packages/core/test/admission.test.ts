@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { listen } from '../src/node.js';
 import { admit, type HttpAdmissionRequest } from '../src/serve/admission.js';
 import { LOCAL_HOSTNAMES } from '../src/serve/hostOrigin.js';
+import { outageOf } from '../src/serve/unavailable.js';
 import { serveStdio } from '../src/stdio.js';
 import { notesServer, SECRET_ERROR, TOKEN_T1 } from './fixtures/notesServer.js';
 import { httpHost } from './fixtures/v1Carriers.js';
@@ -95,7 +96,7 @@ describe('admit', () => {
   it('refuses with 503 at step unavailable when a gate check throws, and reports the error', async () => {
     const app = notesServer();
     app.broken.gate = true;
-    const outage = { retryAfterSeconds: 7, timeoutMs: 1_000, onerror: app.onerror };
+    const outage = outageOf({ retryAfterSeconds: 7, timeoutMs: 1_000 }, 'test', app.onerror);
     const admission = await admit(app.server, http(), undefined, outage);
     expect(admission).toEqual({
       step: 'unavailable',

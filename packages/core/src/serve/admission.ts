@@ -4,7 +4,7 @@ import { bearerRefusal, readBearer } from './bearer.js';
 import { checkHost, checkOrigin } from './hostOrigin.js';
 import { type AdmissionStep, type RefusalLog, silentRefusalLog } from './refusalLog.js';
 import { reportTo } from './report.js';
-import { DEFAULT_OUTAGE, type Outage, unavailableRefusal, within } from './unavailable.js';
+import { DEFAULT_OUTAGE, type Outage, unavailableRefusal } from './unavailable.js';
 
 export type { AdmissionStep } from './refusalLog.js';
 export type { Outage, UnavailableOptions } from './unavailable.js';
@@ -55,9 +55,8 @@ async function beforeCredential<TRight extends string>(
 ): Promise<Decided> {
   let gated: GateRefusal | undefined;
   try {
-    gated = await within(
+    gated = await outage.deadlines.within(
       server.checkGate({ transport: request.transport }),
-      outage.timeoutMs,
       'The gate checks',
     );
   } catch (error) {
@@ -123,7 +122,7 @@ async function credential<TRight extends string>(
 ): Promise<Refused | { readonly connection: Connection<TRight> }> {
   let decision: AuthDecision<TRight>;
   try {
-    decision = await within(server.authenticate(presented), outage.timeoutMs, 'The authenticator');
+    decision = await outage.deadlines.within(server.authenticate(presented), 'The authenticator');
   } catch (error) {
     return storeDown(error, outage);
   }

@@ -21,6 +21,63 @@ export interface Outage {
   readonly retryAfterSeconds: number;
   readonly timeoutMs: number;
   readonly onerror?: ((error: Error) => void) | undefined;
+  /** Time limits of this transport's admissions in flight, at `timeoutMs`. */
+  readonly deadlines: Deadlines;
+}
+
+/** Waits for admission work at most the outage's `timeoutMs`. */
+export interface Deadlines {
+  /** `work`, or a rejection with {@link AdmissionTimeoutError} once the time limit passed. */
+  within<T>(work: Promise<T>, what: string): Promise<T>;
+}
+
+/**
+ * Time limits for many concurrent waits, checked by one timer that runs
+ * only while something waits, instead of a timer per request: on the hot
+ * path a wait costs a set entry, not a timer. A limit fires at most a
+ * tick (a quarter of `ms`, at most 100 ms) late.
+ */
+export function createDeadlines(ms: number): Deadlines {
+  type Waiting = { readonly at: number; readonly fail: () => void };
+  const waiting = new Set<Waiting>();
+  const tickMs = Math.max(1, Math.min(100, Math.floor(ms / 4)));
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const sweep = () => {
+    const now = Date.now();
+    for (const entry of waiting) if (entry.at <= now) entry.fail();
+    if (waiting.size === 0 && timer !== undefined) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  return Object.freeze({
+    within<T>(work: Promise<T>, what: string): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const entry: Waiting = {
+          at: Date.now() + ms,
+          fail: () => {
+            waiting.delete(entry);
+            reject(new AdmissionTimeoutError(what, ms));
+          },
+        };
+        waiting.add(entry);
+        if (timer === undefined) {
+          timer = setInterval(sweep, tickMs);
+          (timer as { unref?: () => void }).unref?.();
+        }
+        work.then(
+          (value) => {
+            waiting.delete(entry);
+            resolve(value);
+          },
+          (error: unknown) => {
+            waiting.delete(entry);
+            reject(error);
+          },
+        );
+      });
+    },
+  });
 }
 
 /** Default `Retry-After` while a store is down: long enough to ride out a failover, short enough to come back soon. */
@@ -32,6 +89,7 @@ export const DEFAULT_ADMISSION_TIMEOUT_MS = 5_000;
 export const DEFAULT_OUTAGE: Outage = Object.freeze({
   retryAfterSeconds: DEFAULT_OUTAGE_RETRY_SECONDS,
   timeoutMs: DEFAULT_ADMISSION_TIMEOUT_MS,
+  deadlines: createDeadlines(DEFAULT_ADMISSION_TIMEOUT_MS),
 });
 
 /** Checks a transport's `unavailable` option up front; `who` names the entry point in the error. */
@@ -48,7 +106,7 @@ export function outageOf(
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2_147_483_647) {
     throw new ConfigurationError(`${who}: unavailable.timeoutMs must be a positive integer of milliseconds.`);
   }
-  return Object.freeze({ retryAfterSeconds, timeoutMs, onerror });
+  return Object.freeze({ retryAfterSeconds, timeoutMs, onerror, deadlines: createDeadlines(timeoutMs) });
 }
 
 /** The refusal while a store is down: a 503 that names no cause. */
