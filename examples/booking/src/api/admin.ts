@@ -16,7 +16,7 @@ function owner(context: RouteContext) {
 export const ADMIN_ROUTES: readonly Route[] = [
   {
     method: 'GET',
-    path: /^\/api\/admin\/switches$/,
+    path: '/api/admin/switches',
     auth: 'session',
     handle: async (c) => {
       const person = owner(c);
@@ -27,7 +27,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   },
   {
     method: 'PUT',
-    path: /^\/api\/admin\/switches\/global$/,
+    path: '/api/admin/switches/global',
     auth: 'session',
     handle: async (c) => {
       const person = owner(c);
@@ -40,7 +40,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   },
   {
     method: 'PUT',
-    path: /^\/api\/admin\/switches\/workspace$/,
+    path: '/api/admin/switches/workspace',
     auth: 'session',
     handle: async (c) => {
       const person = owner(c);
@@ -54,11 +54,11 @@ export const ADMIN_ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
-    path: /^\/api\/admin\/mcp-tokens\/([^/]+)\/revoke$/,
+    path: '/api/admin/mcp-tokens/:id/revoke',
     auth: 'session',
     handle: async (c) => {
       const person = owner(c);
-      const id = c.params[0] ?? '';
+      const id = c.params.id ?? '';
       const record = await c.app.credentialStore.findById(id);
       if (!record?.tenantIds.includes(person.workspaceId)) {
         throw new ApiError(404, 'not_found', 'No MCP token with this id belongs to your workspace.');

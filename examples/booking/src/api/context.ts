@@ -16,8 +16,8 @@ export interface RouteContext {
   readonly app: BookingApp;
   readonly request: Request;
   readonly url: URL;
-  /** The path's captured segments. */
-  readonly params: readonly string[];
+  /** The path's parameters by name (`:id` is `params.id`), percent-decoded. */
+  readonly params: Readonly<Record<string, string>>;
   readonly caller: ApiCaller | undefined;
   body(): Promise<unknown>;
 }
@@ -25,7 +25,8 @@ export interface RouteContext {
 /** One API route. */
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  readonly path: RegExp;
+  /** A Hono path pattern, e.g. `/api/bookings/:id`; a parameter matches one segment. */
+  readonly path: string;
   /** `none`: public; `any`: API token or session; `session`: the UI's session cookie only. */
   readonly auth: 'none' | 'any' | 'session';
   readonly right?: Right;

@@ -20,7 +20,7 @@ import { apiWrite, type Route, type RouteContext, servicesOf } from './context.j
 import { parseWith, queryOf } from './http.js';
 
 const now = (context: RouteContext) => ({ now: context.app.deps.clock() });
-const param = (context: RouteContext, index = 0) => context.params[index] ?? '';
+const param = (context: RouteContext) => context.params.id ?? '';
 
 /**
  * The product's REST API for its UI and integrations: the same services and
@@ -29,7 +29,7 @@ const param = (context: RouteContext, index = 0) => context.params[index] ?? '';
 export const PRODUCT_ROUTES: readonly Route[] = [
   {
     method: 'GET',
-    path: /^\/api\/customers$/,
+    path: '/api/customers',
     auth: 'any',
     right: 'customers.read',
     handle: async (c) => {
@@ -40,7 +40,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
-    path: /^\/api\/customers\/([^/]+)$/,
+    path: '/api/customers/:id',
     auth: 'any',
     right: 'customers.read',
     handle: async (c) => ({
@@ -50,7 +50,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
-    path: /^\/api\/technicians$/,
+    path: '/api/technicians',
     auth: 'any',
     right: 'bookings.read',
     handle: async (c) => {
@@ -62,7 +62,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
-    path: /^\/api\/bookings$/,
+    path: '/api/bookings',
     auth: 'any',
     right: 'bookings.read',
     handle: async (c) => {
@@ -73,7 +73,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
-    path: /^\/api\/bookings\/([^/]+)$/,
+    path: '/api/bookings/:id',
     auth: 'any',
     right: 'bookings.read',
     handle: async (c) => ({
@@ -83,7 +83,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
-    path: /^\/api\/bookings$/,
+    path: '/api/bookings',
     auth: 'any',
     right: 'bookings.write',
     handle: async (c) => {
@@ -99,7 +99,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'PATCH',
-    path: /^\/api\/bookings\/([^/]+)$/,
+    path: '/api/bookings/:id',
     auth: 'any',
     right: 'bookings.write',
     handle: async (c) => {
@@ -122,7 +122,7 @@ export const PRODUCT_ROUTES: readonly Route[] = [
   },
   {
     method: 'DELETE',
-    path: /^\/api\/bookings\/([^/]+)$/,
+    path: '/api/bookings/:id',
     auth: 'any',
     right: 'bookings.delete',
     handle: async (c) => {

@@ -13,7 +13,7 @@ const cookie = (value: string, maxAgeSeconds: number) =>
 export const SESSION_ROUTES: readonly Route[] = [
   {
     method: 'POST',
-    path: /^\/api\/session$/,
+    path: '/api/session',
     auth: 'none',
     handle: async (c) => {
       const input = parseWith(loginInput, await c.body());
@@ -25,7 +25,7 @@ export const SESSION_ROUTES: readonly Route[] = [
   },
   {
     method: 'DELETE',
-    path: /^\/api\/session$/,
+    path: '/api/session',
     auth: 'session',
     handle: async (c) => {
       const token = cookieValue(c.request, SESSION_COOKIE);
@@ -35,7 +35,7 @@ export const SESSION_ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
-    path: /^\/api\/api-tokens$/,
+    path: '/api/api-tokens',
     auth: 'session',
     handle: async (c) => {
       const input = parseWith(tokenInput, await c.body());
