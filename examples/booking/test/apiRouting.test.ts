@@ -95,7 +95,7 @@ describe('the REST API router', () => {
     ]);
   });
 
-  it('decodes a percent-encoded path parameter once, and keeps an encoded slash inside one segment', async () => {
+  it('decodes a percent-encoded path parameter once, keeps an encoded slash inside one segment, and takes a malformed one as it is', async () => {
     await using t = await testApp({ template });
     const call = caller((await t.serve()).apiUrl);
     const token = await apiToken(t);
@@ -110,6 +110,10 @@ describe('the REST API router', () => {
       body: { id },
     });
     expect(await call('GET', `/bookings/${id}%2Fx`, { token })).toMatchObject({
+      status: 404,
+      body: { error: 'not_found' },
+    });
+    expect(await call('GET', '/customers/cu_ada%E0%A4%A', { token })).toMatchObject({
       status: 404,
       body: { error: 'not_found' },
     });
