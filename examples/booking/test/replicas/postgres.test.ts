@@ -14,14 +14,9 @@ import {
   bookingIdOf,
   type Count,
   clientsFor,
-  concurrentConfirms,
   createArgs,
-  distinctCreates,
-  globalSwitch,
-  identicalCreates,
+  exactlyOnce,
   REPLICA_RATE_LIMITS,
-  sameBusinessKey,
-  sharedBucket,
   startsAtMs,
 } from './scenarios.js';
 
@@ -62,28 +57,7 @@ describe.skipIf(!available)('three replicas on one PostgreSQL database', () => {
     removeBundles();
   });
 
-  it(
-    'turns 1,000 concurrent identical creates into one booking',
-    () => identicalCreates(client, count),
-    60_000,
-  );
-  it(
-    'lets one of 50 creates with one business key through; 49 duplicates name it',
-    () => sameBusinessKey(client, count),
-    60_000,
-  );
-  it('writes 1,000 distinct creates with 1,000 audit rows', () => distinctCreates(client, count), 120_000);
-  it(
-    'sends one message for 200 concurrent confirmations of one token',
-    () => concurrentConfirms(client, count),
-    60_000,
-  );
-  it(
-    'shares the rate bucket: 10 of 30 notify previews pass',
-    async () => sharedBucket(clientsFor(cluster, await cluster.mint())),
-    60_000,
-  );
-  it('refuses on every replica once the global switch is on', () => globalSwitch(cluster, client), 60_000);
+  exactlyOnce(() => ({ cluster, client, count }));
 
   it('keeps every acknowledged write when a replica is killed under load; retries create nothing twice', async () => {
     const victim = cluster.replicas[0]!;

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type HttpReply, RawHttpClient } from '@gatehousejs/testing';
 import { Temporal } from 'temporal-polyfill';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { codeOf, structured } from '../fixtures/raw.js';
 import { berlin } from '../fixtures/testApp.js';
 import type { Cluster } from './cluster.js';
@@ -230,4 +230,39 @@ export async function globalSwitch(cluster: Cluster, client: (i: number) => RawH
     await cluster.cli('switch', 'global', 'off');
   }
   for (let i = 0; i < cluster.replicas.length; i++) expect((await client(i).listTools()).status).toBe(200);
+}
+
+/** What the shared scenarios run against, ready once the file's `beforeAll` has run. */
+export interface ScenarioContext {
+  readonly cluster: Cluster;
+  readonly client: (i: number) => RawHttpClient;
+  readonly count: Count;
+}
+
+/** Registers the exactly-once scenarios every engine must pass, against `context()`. */
+export function exactlyOnce(context: () => ScenarioContext): void {
+  it('turns 1,000 concurrent identical creates into one booking', () => {
+    const { client, count } = context();
+    return identicalCreates(client, count);
+  }, 60_000);
+  it('lets one of 50 creates with one business key through; 49 duplicates name it', () => {
+    const { client, count } = context();
+    return sameBusinessKey(client, count);
+  }, 60_000);
+  it('writes 1,000 distinct creates with 1,000 audit rows', () => {
+    const { client, count } = context();
+    return distinctCreates(client, count);
+  }, 120_000);
+  it('sends one message for 200 concurrent confirmations of one token', () => {
+    const { client, count } = context();
+    return concurrentConfirms(client, count);
+  }, 60_000);
+  it('shares the rate bucket: 10 of 30 notify previews pass', async () => {
+    const { cluster } = context();
+    return sharedBucket(clientsFor(cluster, await cluster.mint()));
+  }, 60_000);
+  it('refuses on every replica once the global switch is on', () => {
+    const { cluster, client } = context();
+    return globalSwitch(cluster, client);
+  }, 60_000);
 }
