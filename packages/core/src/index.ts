@@ -1,3 +1,12 @@
+export type {
+  ApprovalDecision,
+  ApprovalMode,
+  ApprovalOptions,
+  ApprovalStatus,
+  Approvals,
+  ApprovalView,
+  Approver,
+} from './approval.js';
 export type { ConfirmOptions } from './confirm.js';
 export type {
   AuthDecision,
@@ -66,7 +75,12 @@ export type { AuditEntry, AuditQuery, AuditRow, AuditStore } from './storage/aud
 export { auditRow, MemoryAuditStore } from './storage/auditStore.js';
 export type { CredentialRecord, CredentialStore } from './storage/credentialStore.js';
 export { MemoryCredentialStore } from './storage/credentialStore.js';
-export type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
+export type {
+  PendingAction,
+  PendingActionStore,
+  PendingActionUpdate,
+  PendingStatus,
+} from './storage/pendingActionStore.js';
 export { MemoryPendingActionStore } from './storage/pendingActionStore.js';
 export type { BucketLimit, RateBucketStore, TakeResult } from './storage/rateBucketStore.js';
 export { MemoryRateBucketStore } from './storage/rateBucketStore.js';

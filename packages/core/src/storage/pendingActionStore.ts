@@ -27,6 +27,26 @@ export interface PendingAction {
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly status: PendingStatus;
+  /** Who decides: absent or `model` for the two-step confirm; `person` for approval out of band (I9). */
+  readonly approval?: ApprovalMode | undefined;
+  /** The person who created the requesting credential (the default approver). */
+  readonly creatorId?: string | undefined;
+  /** Person actions: the presented result once executed, so the model's `confirm_action` can replay it. */
+  readonly result?: JsonObject | undefined;
+  /** Person actions: the person who approved or rejected it. */
+  readonly decidedBy?: string | undefined;
+  /** Person actions: when the decision was made (ms since the epoch). */
+  readonly decidedAt?: number | undefined;
+}
+
+/** Who may decide a pending action: the model with the two-step confirm, or a person out of band. */
+export type ApprovalMode = 'model' | 'person';
+
+/** Fields a transition may set with the status (a decision on a person action). */
+export interface PendingActionUpdate {
+  readonly result?: JsonObject;
+  readonly decidedBy?: string;
+  readonly decidedAt?: number;
 }
 
 /**
@@ -41,9 +61,23 @@ export interface PendingActionStore {
   /**
    * `unit` is the unit of work's handle when core marks an action executed
    * inside it (so the mark commits with the action); absent, the transition
-   * commits on its own.
+   * commits on its own. `set` writes the decision fields with the status, in
+   * the same statement.
    */
-  transition(id: string, from: readonly PendingStatus[], to: PendingStatus, unit?: unknown): Promise<boolean>;
+  transition(
+    id: string,
+    from: readonly PendingStatus[],
+    to: PendingStatus,
+    unit?: unknown,
+    set?: PendingActionUpdate,
+  ): Promise<boolean>;
+  /** The action with this id, whatever its status; needed for approval by a person. */
+  findById?(id: string): Promise<PendingAction | undefined>;
+  /**
+   * A tenant's `person` actions still `pending` and unexpired at `now`, oldest
+   * first, at most `limit`; needed for the approver's list.
+   */
+  listAwaitingApproval?(tenantId: string, now: number, limit: number): Promise<readonly PendingAction[]>;
   /** Deletes actions that expired before `before`; returns how many. */
   purge(before: number): Promise<number>;
 }
@@ -75,11 +109,30 @@ export class MemoryPendingActionStore implements PendingActionStore {
     from: readonly PendingStatus[],
     to: PendingStatus,
     _unit?: unknown,
+    set: PendingActionUpdate = {},
   ): Promise<boolean> {
     const action = this.#byId.get(id);
     if (!action || !from.includes(action.status)) return false;
-    this.#byId.set(id, Object.freeze({ ...action, status: to }));
+    this.#byId.set(id, Object.freeze({ ...action, ...set, status: to }));
     return true;
+  }
+
+  async findById(id: string): Promise<PendingAction | undefined> {
+    return this.#byId.get(id);
+  }
+
+  async listAwaitingApproval(
+    tenantId: string,
+    now: number,
+    limit: number,
+  ): Promise<readonly PendingAction[]> {
+    return [...this.#byId.values()]
+      .filter(
+        (a) =>
+          a.tenantId === tenantId && a.approval === 'person' && a.status === 'pending' && a.expiresAt > now,
+      )
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
   }
 
   async purge(before: number): Promise<number> {
