@@ -27,6 +27,32 @@ export interface BookingAppSettings {
   readonly replayLeaseMs?: number;
   /** How often housekeeping purges expired rows (guard stores, REST sessions); default 60 s. */
   readonly housekeepingIntervalMs?: number;
+  /**
+   * The product's public origin (`https://booking.example`), where approval
+   * pages live; default the address `serveHttp` listens on.
+   */
+  readonly publicUrl?: string;
+}
+
+/** The product's public origin: configured, or set by `serveHttp` once it listens. */
+export interface PublicUrl {
+  /** The origin, without a trailing slash. */
+  get(): string;
+  /** Sets the origin unless one was configured. */
+  listeningAt(url: URL): void;
+  /** The absolute URL of a page path such as `/approvals/pa_…`. */
+  of(path: string): string;
+}
+
+function publicUrlOf(configured: string | undefined): PublicUrl {
+  let origin = configured ? new URL(configured).origin : 'http://127.0.0.1';
+  return {
+    get: () => origin,
+    listeningAt(url) {
+      if (!configured) origin = url.origin;
+    },
+    of: (path) => new URL(path, `${origin}/`).href,
+  };
 }
 
 /** How to build the booking product: a SQLite `file` or a PostgreSQL `databaseUrl`, and its settings. */
@@ -47,6 +73,8 @@ export interface BookingApp {
   readonly mcp: GatehouseServer<Right>;
   readonly logger: Logger;
   readonly housekeeping: Housekeeping;
+  /** Where the product's pages are reached; approval links point here. */
+  readonly publicUrl: PublicUrl;
   /** Whether this start seeded an empty database. */
   readonly seeded: boolean;
   /** The services for an actor of the UI, the REST API or the CLI. */
@@ -107,6 +135,7 @@ function wire(
   const people = new PeopleDirectory(database, clock);
   const apiAccess = new ApiAccess(database, people, clock);
   const access = accessControl(database, people, clock);
+  const publicUrl = publicUrlOf(options.publicUrl);
   const mcp = createMcpServer({
     database,
     base,
@@ -132,6 +161,7 @@ function wire(
     mcp,
     logger,
     housekeeping,
+    publicUrl,
     seeded,
     servicesFor: (actor) => createServices(deps, actor, ports),
     writeAs: (actor, work) =>

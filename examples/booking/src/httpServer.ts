@@ -45,6 +45,7 @@ export async function serveHttp(
     health: { ready: () => app.credentialStore.findById('readiness-probe') },
     onerror: (error) => app.logger.error({ event: 'http', error_type: error.name }, 'http transport error'),
   });
+  app.publicUrl.listeningAt(served.url);
   return {
     mcpUrl: served.url,
     apiUrl: new URL('/api', served.url),
