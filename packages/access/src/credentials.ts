@@ -4,6 +4,7 @@ import {
   type Authenticate,
   auditRow,
   ConfigurationError,
+  type Connection,
   type CredentialRecord,
   type CredentialStore,
   sha256Hex,
@@ -57,6 +58,13 @@ export interface Credentials<TRight extends string> {
   readonly authenticate: Authenticate<TRight>;
   /** True when a header or cookie value holds an MCP token: product API routes refuse it (I5). */
   isMcpToken(value: string | null | undefined): boolean;
+  /**
+   * The connection of a credential by id in one of its tenants, as it stands
+   * now (the same checks as `authenticate`: not revoked, not expired, creator
+   * active, rights capped by the creator's current rights), or `undefined`.
+   * Core's approval by a person runs the approved action with it.
+   */
+  connectionById(id: string, tenantId: string): Promise<Connection<TRight> | undefined>;
 }
 
 const TOKEN_BYTES = 32;
@@ -183,6 +191,15 @@ export function createCredentials<TRight extends string>(
         );
       }
       return changed;
+    },
+    async connectionById(id, tenantId) {
+      const record = await store.findById(id);
+      if (!record || record.revokedAt !== null || !record.tenantIds.includes(tenantId)) return undefined;
+      if (record.expiresAt !== null && record.expiresAt <= clock().getTime()) return undefined;
+      const standing = await people.current(tenantId, record.creatorId);
+      if (!standing?.active) return undefined;
+      const decision = connectionFor<TRight>(record, tenantId, standing.rights);
+      return decision.ok ? decision.connection : undefined;
     },
     async authenticate({ token, transportTenant }) {
       if (!isMcpToken(token)) return refuse(401, 'This endpoint accepts MCP tokens only.');

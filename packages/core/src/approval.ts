@@ -1,6 +1,6 @@
 import type { Connection } from './context.js';
 import type { OutwardEffect } from './effects.js';
-import type { JsonObject } from './json.js';
+import type { Json, JsonObject } from './json.js';
 import type { ApprovalMode } from './storage/pendingActionStore.js';
 
 export type { ApprovalMode } from './storage/pendingActionStore.js';
@@ -66,9 +66,11 @@ export interface ApprovalView {
    * `view` of a pending action: what would go out if approved now, prepared
    * afresh with the requesting credential's live standing.
    */
-  readonly content?: JsonObject;
+  readonly content?: Json;
   /** The hash of `content`: the page posts it back with the approval, so only what was shown is sent. */
   readonly contentHash?: string;
+  /** Pending but not approvable now (credential revoked, right lost, switch off, a guard's refusal): why. */
+  readonly problem?: string;
   /** Executed: the presented result. */
   readonly result?: JsonObject;
   readonly decidedBy?: string;

@@ -4,7 +4,7 @@ import { ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
 import { newId } from './internal/ids.js';
 import type { JsonObject } from './json.js';
-import type { ToolCall } from './pipeline/guard.js';
+import type { Outcome, ToolCall } from './pipeline/guard.js';
 import type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
 import { stripHidden } from './text.js';
 import { presentUtc } from './time.js';
@@ -47,13 +47,25 @@ function unavailableOnFailure(store: PendingActionStore): PendingActionStore {
         });
       }
     };
+  const findById = store.findById;
+  const listAwaiting = store.listAwaitingApproval;
   return {
     insert: guard(store.insert),
     findByTokenHash: guard(store.findByTokenHash),
     transition: guard(store.transition),
     purge: guard(store.purge),
+    ...(findById ? { findById: guard(findById) } : {}),
+    ...(listAwaiting ? { listAwaitingApproval: guard(listAwaiting) } : {}),
   };
 }
+
+/** A `person` preview: where the person decides, and what the model should do meanwhile. */
+export interface PersonApproval {
+  readonly url: (pendingActionId: string) => string;
+}
+
+const PERSON_STEPS =
+  'A person must approve this on the product’s page; no tool call can. Ask the user to open approval_url and decide there, then call confirm_action with the arguments in next to learn the outcome.';
 
 /** Statuses a confirmation may start from. */
 const OPEN: readonly PendingStatus[] = ['pending', 'approved'];
@@ -88,6 +100,7 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
     call: ToolCall,
     prepared: Prepared,
     contentHash: string,
+    person?: PersonApproval,
   ): Promise<JsonObject> {
     const now = clock().getTime();
     const token = randomToken();
@@ -105,11 +118,20 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
       createdAt: now,
       expiresAt: now + ttlMs,
       status: 'pending',
+      ...(person ? { approval: 'person' as const, creatorId: call.connection.creatorId } : {}),
     };
     await store.insert(action);
     if (++previews % 100 === 0) await store.purge(now - ttlMs);
     return {
       action: tool.name,
+      ...(person
+        ? {
+            approval: 'person',
+            approval_url: person.url(action.id),
+            pending_action_id: action.id,
+            instructions: PERSON_STEPS,
+          }
+        : {}),
       confirm_token: token,
       confirm_summary: summary,
       expires_at: presentUtc(action.expiresAt, clock()),
@@ -147,16 +169,59 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
     }
   }
 
+  /**
+   * What `confirm_action` answers for a `person` action: the stored result
+   * once approved and executed (a replay), `approval_pending` with the URL
+   * while undecided (the token is kept), `approval_rejected` after a
+   * rejection; an expired one dies.
+   */
+  async function personAnswer(action: PendingAction, url: (id: string) => string): Promise<Outcome> {
+    if (action.status === 'executed' && action.result) {
+      return { kind: 'result', data: action.result, replayed: true };
+    }
+    if (action.status === 'rejected') {
+      return {
+        kind: 'refused',
+        error: {
+          code: 'approval_rejected',
+          message: 'A person rejected this action on the product’s page; nothing was sent.',
+          fix: 'Tell the user it was rejected; prepare it again only if they ask.',
+          details: { pending_action_id: action.id },
+        },
+      };
+    }
+    const open = OPEN.includes(action.status) || action.status === 'claimed';
+    if (open && action.expiresAt > clock().getTime()) {
+      return {
+        kind: 'refused',
+        error: {
+          code: 'approval_pending',
+          message: 'A person has not yet approved or rejected this action; nothing was sent.',
+          fix: 'Ask the user to open approval_url and decide there, then call confirm_action again.',
+          details: {
+            pending_action_id: action.id,
+            approval_url: url(action.id),
+            expires_at: presentUtc(action.expiresAt, clock()),
+          },
+        },
+      };
+    }
+    await refuseClosed(action);
+    throw refusal('confirm_used', 'This action can no longer be approved.');
+  }
+
   return Object.freeze({
     insert,
     kill,
+    personAnswer,
+    store,
     /**
-     * Opens a confirmation (I9), in order: the token is this connection's,
-     * the action is open and unexpired, the summary is exact (a wrong one
-     * kills the token), then claims it (single use under concurrency).
+     * Opens a confirmation (I9) of an action `find` returned, in order: the
+     * action is open and unexpired, the summary is exact (a wrong one kills
+     * the token), then claims it (single use under concurrency).
      */
-    async claim(token: string, summary: string, call: ToolCall): Promise<PendingAction> {
-      const action = await find(token, call);
+    find,
+    async claim(action: PendingAction, summary: string): Promise<PendingAction> {
       await refuseClosed(action);
       if (summary !== action.summary) {
         await kill(action);

@@ -28,6 +28,9 @@ export const ERROR_CODES = {
   confirm_rejected: 'The pending action was rejected (I9).',
   confirm_summary_mismatch: 'The confirm summary differs from the one the server wrote (I9).',
   confirm_locked: 'Another confirmation of the same token is in progress (I9).',
+  approval_pending:
+    'A person has not yet approved or rejected the action on the product’s page; the token is kept (I9).',
+  approval_rejected: 'A person rejected the action on the product’s page; nothing was sent (I9).',
   changed_since_preview: 'What would go out changed since the preview; a new preview is returned (I9).',
   policy_violation: 'Tool code broke a Gatehouse rule at run time (I2); nothing ran.',
   internal_error: 'An unexpected failure; only a correlation id is returned.',

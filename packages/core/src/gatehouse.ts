@@ -117,6 +117,7 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
         annotations: traits.annotations,
         guards: Object.freeze([...((spec.guards ?? []) as readonly Guard[])]),
         creates: spec.creates as ToolDefinition<TRight, TServices>['creates'],
+        approval: spec.approval,
         listing,
         runtime: Object.freeze({
           input,

@@ -1,8 +1,10 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ApprovalOptions, Approvals } from './approval.js';
+import { checkApprovalSetup, createApprovals } from './approvals.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
 import { type ConfirmOptions, confirmTools, createConfirmBook } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
-import { EFFECT_TRAITS } from './effects.js';
+import { EFFECT_TRAITS, isOutward, type OutwardEffect } from './effects.js';
 import { type CallResult, renderOutcome } from './envelope.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { newId } from './internal/ids.js';
@@ -55,6 +57,12 @@ export interface ServerOptions<TRight extends string, TServices> {
   readonly audit?: AuditStore;
   /** The two-step flow for notify, wake, alert and delete tools (I9); required when the server has any. */
   readonly confirm?: ConfirmOptions;
+  /**
+   * Approval by a person (I9): which outward tools need one (a tool's own
+   * `approval` wins over `byEffect`), the host page's URL for an action,
+   * and the requesting credential's live connection.
+   */
+  readonly approval?: ApprovalOptions<TRight>;
   /**
    * Replay protection of every write and confirmation (I10), a stage of
    * core's pipeline: required when the server has write or outward tools.
@@ -116,6 +124,8 @@ export interface GatehouseServer<TRight extends string = string> {
   readonly logger: Logger;
   /** Runs the gate checks; the first refusal wins. */
   checkGate(request: GateRequest): Promise<GateRefusal | undefined>;
+  /** The host page's side of approval by a person; present when a tool needs one (I9). */
+  readonly approvals?: Approvals<TRight> | undefined;
 }
 
 type ToolShape = Pick<ToolDefinition, 'name' | 'effect' | 'requires' | 'guards'>;
@@ -230,6 +240,15 @@ export function createServer<TRight extends string, TServices>(
     options.visibility ?? [],
   );
   const confirm = options.confirm ? createConfirmBook(options.confirm, clock) : undefined;
+  const byPerson = new Set(
+    options.tools
+      .filter((tool) => isOutward(tool.effect))
+      .filter(
+        (tool) => (tool.approval ?? options.approval?.byEffect?.[tool.effect as OutwardEffect]) === 'person',
+      )
+      .map((tool) => tool.name),
+  );
+  checkApprovalSetup(options.approval, confirm, byPerson);
 
   const plans = new Map<string, ToolPlan<TRight, TServices>>();
   const plan = (tool: ToolDefinition<TRight, TServices>) =>
@@ -254,7 +273,19 @@ export function createServer<TRight extends string, TServices>(
     replay: options.replay ? replayStage(options.replay, clock) : undefined,
     unitOfWork: options.unitOfWork ?? separateCommits(),
     confirm,
+    approval: byPerson.size > 0 && options.approval ? { byPerson, url: options.approval.url } : undefined,
   });
+  const approvals =
+    byPerson.size > 0 && options.approval && confirm
+      ? createApprovals({
+          options: options.approval,
+          confirm,
+          tools: new Map([...plans].map(([name, { tool }]) => [name, tool])),
+          byPerson,
+          runner: pipeline,
+          clock,
+        })
+      : undefined;
 
   const logCall = (record: CallLogRecord) => {
     if (record.outcome === 'internal_error') logger.error(record, 'tools/call failed');
@@ -266,6 +297,7 @@ export function createServer<TRight extends string, TServices>(
     version: options.version,
     authenticate: options.authenticate,
     logger,
+    approvals,
     async listTools(connection) {
       return (await visibility.visible(ordered, connection)).map((p) => p.listing);
     },

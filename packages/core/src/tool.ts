@@ -11,6 +11,7 @@ import type { Json, JsonObject, JsonSchema } from './json.js';
 import type { Guard, ToolCall } from './pipeline/guard.js';
 import type { Presenter } from './presenter.js';
 import type { CompiledInput, ToolInput } from './schema/compileInput.js';
+import type { ApprovalMode } from './storage/pendingActionStore.js';
 
 /** What `run` (and `prepare`) receive: typed input and the connection, never an ambient user (I2). */
 export interface RunContext<TInput, TRight extends string, TServices> {
@@ -83,6 +84,7 @@ export interface SilentToolSpec<TInput, TValue, TRight extends string, TServices
   extends ToolSpecBase<TInput, TValue, TRight, TServices> {
   readonly effect: 'read' | 'write';
   readonly prepare?: undefined;
+  readonly approval?: undefined;
 }
 
 /** A tool with an outward effect: `prepare` renders what would go out; `run` sends it after confirmation. */
@@ -90,6 +92,12 @@ export interface OutwardToolSpec<TInput, TValue, TRight extends string, TService
   extends ToolSpecBase<TInput, TValue, TRight, TServices> {
   readonly effect: OutwardEffect;
   readonly prepare: (context: RunContext<TInput, TRight, TServices>) => Promise<Prepared> | Prepared;
+  /**
+   * Who approves (I9): `model` confirms with `confirm_action`; `person`
+   * approves on the host's page and no model call can complete it. Default:
+   * the server's `approval.byEffect` for this class, else `model`.
+   */
+  readonly approval?: ApprovalMode;
 }
 
 /** Everything `defineTool` accepts. */
@@ -134,6 +142,8 @@ export interface ToolDefinition<TRight extends string = string, TServices = unkn
   readonly guards: readonly Guard[];
   /** The create declaration (I11), if the tool creates objects. */
   readonly creates: Creates<unknown, TServices> | undefined;
+  /** Outward tools: who approves, when the tool says (else the server's policy decides). */
+  readonly approval: ApprovalMode | undefined;
   readonly listing: ToolListing;
   readonly runtime: ToolRuntime<TRight, TServices>;
   /** The copy of a presented result a replay cache may keep (the presenter's `forReplay`). */
@@ -149,6 +159,7 @@ export function checkSpecShape(
     readonly presenter: unknown;
     readonly run: unknown;
     readonly prepare?: unknown;
+    readonly approval?: unknown;
     readonly guards?: readonly Guard<never, never>[];
     readonly creates?: unknown;
   },
@@ -166,6 +177,11 @@ export function checkSpecShape(
   }
   if (!outward && spec.prepare !== undefined) {
     throw new ConfigurationError(`Tool ${name}: only notify, wake, alert and delete tools take prepare().`);
+  }
+  if (spec.approval !== undefined) {
+    if (!outward) throw new ConfigurationError(`Tool ${name}: only outward tools take approval (I9).`);
+    if (spec.approval !== 'model' && spec.approval !== 'person')
+      throw new ConfigurationError(`Tool ${name}: approval must be 'model' or 'person'.`);
   }
   if (typeof spec.run !== 'function') throw new ConfigurationError(`Tool ${name}: run must be a function.`);
   const presenter = spec.presenter as Partial<Presenter<unknown>> | undefined;

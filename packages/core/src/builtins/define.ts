@@ -42,6 +42,7 @@ export function builtInTool<TRight extends string, TServices>(
     annotations,
     guards: [],
     creates: undefined,
+    approval: undefined,
     listing: Object.freeze({
       name: spec.name,
       title: spec.title,

@@ -25,7 +25,8 @@ import { type ConfirmBook, oneLine } from '../confirm.js';
 import type { Connection } from '../context.js';
 import { ToolError, type ToolErrorInit } from '../errors.js';
 import { contentDigest } from '../internal/contentDigest.js';
-import type { JsonObject } from '../json.js';
+import { newId } from '../internal/ids.js';
+import type { Json, JsonObject } from '../json.js';
 import { isPlainObject } from '../json.js';
 import type { PendingAction } from '../storage/pendingActionStore.js';
 import type { ArgumentCaps } from './caps.js';
@@ -47,7 +48,22 @@ export interface PipelineParts<TRight extends string, TServices> {
   readonly replay: ReplayStage | undefined;
   readonly unitOfWork: UnitOfWork;
   readonly confirm: ConfirmBook | undefined;
+  /** Approval by a person (I9): the tools that need one and where the person decides. */
+  readonly approval: PipelineApproval | undefined;
 }
+
+/** What the pipeline needs to know of approval by a person. */
+export interface PipelineApproval {
+  /** Names of the tools whose actions a person approves. */
+  readonly byPerson: ReadonlySet<string>;
+  readonly url: (pendingActionId: string) => string;
+}
+
+/** What an approver's decision did inside the pipeline. */
+export type ApprovedRun =
+  | { readonly kind: 'executed'; readonly result: JsonObject }
+  | { readonly kind: 'changed'; readonly content: Json; readonly contentHash: string }
+  | { readonly kind: 'refused'; readonly error: ToolErrorInit };
 
 /** Per-call facts the transport knows. */
 export interface CallFacts {
@@ -63,8 +79,27 @@ class UnitRefusal extends Error {
   }
 }
 
-/** Thrown inside the confirm unit when the content changed since the preview. */
-class ContentChanged extends Error {}
+/** Thrown inside the confirm unit when the content changed since the preview (or since a person saw it). */
+class ContentChanged extends Error {
+  constructor(
+    readonly content?: Json,
+    readonly contentHash?: string,
+  ) {
+    super('The content changed.');
+  }
+}
+
+const NOT_SERVED = (tool: string): ToolErrorInit => ({
+  code: 'not_found',
+  message: `The tool ${tool} is no longer served.`,
+  fix: 'Call tools/list.',
+});
+
+const DECIDED: ToolErrorInit = {
+  code: 'confirm_used',
+  message: 'This action was already decided, or is being decided by another request.',
+  fix: 'Reload the page to see where it stands.',
+};
 
 const unknownTool = (name: string): ToolErrorInit => ({
   code: 'unknown_tool',
@@ -76,7 +111,7 @@ const isToken = (taken: RateToken | ToolErrorInit): taken is RateToken => 'key' 
 
 /** Builds the pipeline of one server. */
 export function createPipeline<TRight extends string, TServices>(parts: PipelineParts<TRight, TServices>) {
-  const { plans, runner, visibility, rate, caps, replay, unitOfWork, confirm } = parts;
+  const { plans, runner, visibility, rate, caps, replay, unitOfWork, confirm, approval } = parts;
 
   const callOf = (
     plan: ToolPlan<TRight, TServices>,
@@ -194,9 +229,10 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       const refused = await unitGuards(plan, call, scope);
       if (refused) return refuse(refused);
       const prepared = await prepareTool(plan.tool, call, scope);
+      const person = approval?.byPerson.has(plan.tool.name) ? approval : undefined;
       return {
         kind: 'preview',
-        preview: await confirm.insert(plan.tool, call, prepared, contentDigest(prepared.content)),
+        preview: await confirm.insert(plan.tool, call, prepared, contentDigest(prepared.content), person),
       };
     } catch (error) {
       await recordViolation(call, scope);
@@ -291,7 +327,14 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       confirm_token: string;
       confirm_summary: string;
     };
-    const action = await confirm.claim(token, summary, call);
+    const found = await confirm.find(token, call);
+    if (found.approval === 'person') {
+      // no model call completes a person's action: it learns the outcome, nothing runs here
+      const answer = await confirm.personAnswer(found, approval?.url ?? (() => ''));
+      if (answer.kind === 'result' && claim && replay) await replay.release(claim);
+      return answer;
+    }
+    const action = await confirm.claim(found, summary);
     const plan = plans.get(action.tool);
     if (plan?.kind !== 'preview') {
       await confirm.kill(action);
@@ -395,6 +438,152 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     });
   }
 
+  /** A pending action's call, made again for `connection` (the requesting credential as it stands now). */
+  async function targetOf(
+    plan: ToolPlan<TRight, TServices>,
+    action: PendingAction,
+    connection: Connection<TRight>,
+  ): Promise<ToolCall> {
+    const read = {
+      input: await plan.tool.runtime.input.parse(action.arguments),
+      own: action.arguments,
+      guardArguments: {},
+    };
+    const facts = { requestId: undefined, signal: undefined, correlationId: newId() };
+    return callOf(plan, connection, read, facts, []);
+  }
+
+  /** What confirm_action checks before the unit: visibility of it and of the target, then the target's call guards. */
+  async function standing(
+    plan: ToolPlan<TRight, TServices>,
+    target: ToolCall,
+  ): Promise<ToolErrorInit | undefined> {
+    const self = plans.get('confirm_action');
+    return (
+      (self ? await visibility.refusal(self.tool, target.connection) : undefined) ??
+      (await visibility.refusal(plan.tool, target.connection)) ??
+      (await callGuards(plan, target))
+    );
+  }
+
+  /**
+   * A person's action prepared afresh for its approver's page, with the
+   * requesting credential's live standing: what would go out if approved now.
+   */
+  async function prepareApproved(
+    action: PendingAction,
+    connection: Connection<TRight>,
+  ): Promise<{ readonly content: Json; readonly contentHash: string } | { readonly error: ToolErrorInit }> {
+    const plan = plans.get(action.tool);
+    if (plan?.kind !== 'preview') return { error: NOT_SERVED(action.tool) };
+    const target = await targetOf(plan, action, connection);
+    const refused = await standing(plan, target);
+    if (refused) return { error: refused };
+    const scope = new CallServices(runner, plan.tool, connection, undefined);
+    try {
+      const refusedInUnit = await unitGuards(plan, target, scope);
+      if (refusedInUnit) return { error: refusedInUnit };
+      const prepared = await prepareTool(plan.tool, target, scope);
+      return { content: prepared.content, contentHash: contentDigest(prepared.content) };
+    } catch (error) {
+      await recordViolation(target, scope);
+      if (ToolError.is(error)) return { error };
+      throw error;
+    }
+  }
+
+  /**
+   * A person's approval executes (I9): the confirm stages with the requesting
+   * credential's live standing, a single-use claim, a fresh preparation
+   * compared with what the person was shown, then run, executed mark with
+   * the stored result, and an audit row naming the credential and the approver.
+   */
+  async function runApproved(
+    action: PendingAction,
+    connection: Connection<TRight>,
+    approverId: string,
+    shownHash: string,
+  ): Promise<ApprovedRun> {
+    if (!confirm) throw new Error('Approval without the confirm flow.');
+    const plan = plans.get(action.tool);
+    if (plan?.kind !== 'preview') {
+      await confirm.kill(action);
+      return { kind: 'refused', error: NOT_SERVED(action.tool) };
+    }
+    const target = await targetOf(plan, action, connection);
+    const refused = await standing(plan, target);
+    if (refused) {
+      await confirm.kill(action);
+      return { kind: 'refused', error: refused };
+    }
+    if (!(await confirm.store.transition(action.id, ['pending'], 'claimed'))) {
+      return { kind: 'refused', error: DECIDED };
+    }
+    let scope: CallServices<TRight, TServices> | undefined;
+    try {
+      const outcome = await inUnit(
+        target,
+        async (unit) => {
+          scope = new CallServices(runner, plan.tool, connection, unit);
+          const refusedInUnit = await unitGuards(plan, target, scope, { handle: unit });
+          if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
+          const fresh = await prepareTool(plan.tool, target, scope);
+          const hash = contentDigest(fresh.content);
+          if (hash !== shownHash) throw new ContentChanged(fresh.content, hash);
+          const data = await runTool(runner, plan.tool, target, scope);
+          const result = { action: action.tool, pending_action_id: action.id, result: data };
+          const kept = { ...result, result: plan.tool.forReplay(data) };
+          const decision = { result: kept, decidedBy: approverId, decidedAt: runner.clock().getTime() };
+          if (!(await confirm.store.transition(action.id, ['claimed'], 'executed', unit, decision)))
+            throw new UnitRefusal(DECIDED);
+          const note = `approved ${action.id} by ${approverId}`;
+          const objectIds = await finish(target, undefined, action.tool, data, kept, note, unit);
+          return { kind: 'result', data: result, objectIds };
+        },
+        () => scope,
+      );
+      if (outcome.kind === 'refused') {
+        await confirm.kill(action);
+        return { kind: 'refused', error: outcome.error };
+      }
+      return { kind: 'executed', result: (outcome as { data: JsonObject }).data };
+    } catch (error) {
+      if (error instanceof ContentChanged) {
+        await confirm.release(action);
+        return { kind: 'changed', content: error.content ?? null, contentHash: error.contentHash ?? '' };
+      }
+      if (ToolError.is(error) && error.code === 'store_unavailable') {
+        await confirm.release(action);
+        return { kind: 'refused', error };
+      }
+      await confirm.kill(action).catch(() => false);
+      throw error;
+    }
+  }
+
+  /** A person's rejection: the action closes for good, with its audit row, in one unit of work. */
+  async function rejectApproved(
+    action: PendingAction,
+    connection: Connection<TRight>,
+    approverId: string,
+    reason: string | undefined,
+  ): Promise<boolean> {
+    if (!confirm) throw new Error('Approval without the confirm flow.');
+    const decision = { decidedBy: approverId, decidedAt: runner.clock().getTime() };
+    const because = reason ? `; reason: ${oneLine(reason).slice(0, 200)}` : '';
+    return unitOfWork.run(async (unit) => {
+      if (!(await confirm.store.transition(action.id, ['pending'], 'rejected', unit, decision))) return false;
+      const note = `rejected ${action.id} by ${approverId}${because}`;
+      await appendAudit(
+        runner,
+        connection,
+        { action: 'reject_action', outcome: 'ok', objectIds: [action.id], note },
+        unit,
+      );
+      return true;
+    });
+  }
+
   /** Runs one call through every stage and returns its outcome; ToolErrors thrown anywhere are refusals. */
   async function runCall(
     connection: Connection<TRight>,
@@ -440,7 +629,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     }
   }
 
-  return Object.freeze({ runCall });
+  return Object.freeze({ runCall, prepareApproved, runApproved, rejectApproved });
 }
 
 export { REPLAY_NOTE };
