@@ -1,7 +1,18 @@
-import type { PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
+import type {
+  PendingAction,
+  PendingActionStore,
+  PendingActionUpdate,
+  PendingStatus,
+} from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { duration, type SweepOptions, sweepBatch } from './internal/options.js';
-import { type PendingActionColumns, pendingActionOf } from './internal/rows.js';
+import {
+  approvalColumnsOf,
+  awaitingLimit,
+  type PendingActionColumns,
+  pendingActionOf,
+  updateValuesOf,
+} from './internal/rows.js';
 import { assertSchema } from './internal/schemaVersion.js';
 import { type LockOptions, writer } from './internal/writes.js';
 
@@ -28,14 +39,26 @@ const toRow = (action: PendingAction): PendingActionColumns => ({
   created_at: action.createdAt,
   expires_at: action.expiresAt,
   status: action.status,
+  ...approvalColumnsOf(action),
 });
+
+/** Parameters of the compare-and-set; a `null` decision field keeps the column. */
+interface TransitionParams extends ReturnType<typeof updateValuesOf> {
+  readonly id: string;
+  readonly from: string;
+  readonly to: PendingStatus;
+}
+
+const NAME = 'SqlitePendingActionStore';
 
 function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) {
   const insert = db.prepare<PendingActionColumns>(
     `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool, arguments,
-       arguments_digest, content_hash, summary, created_at, expires_at, status)
+       arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id,
+       result, decided_by, decided_at)
      VALUES (@id, @token_hash, @connection_id, @tenant_id, @tool, @arguments, @arguments_digest,
-       @content_hash, @summary, @created_at, @expires_at, @status)
+       @content_hash, @summary, @created_at, @expires_at, @status, @approval, @creator_id, @result,
+       @decided_by, @decided_at)
      ON CONFLICT DO NOTHING`,
   );
   const sweep = db.prepare<[number, number]>(
@@ -52,9 +75,18 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
     find: db.prepare<[string], PendingActionColumns>(
       'SELECT * FROM gatehouse_pending_actions WHERE token_hash = ?',
     ),
-    transition: db.prepare<[PendingStatus, string, string]>(
-      `UPDATE gatehouse_pending_actions SET status = ?
-       WHERE id = ? AND status IN (SELECT value FROM json_each(?))`,
+    findById: db.prepare<[string], PendingActionColumns>(
+      'SELECT * FROM gatehouse_pending_actions WHERE id = ?',
+    ),
+    transition: db.prepare<TransitionParams>(
+      `UPDATE gatehouse_pending_actions SET status = @to, result = coalesce(@result, result),
+         decided_by = coalesce(@decided_by, decided_by), decided_at = coalesce(@decided_at, decided_at)
+       WHERE id = @id AND status IN (SELECT value FROM json_each(@from))`,
+    ),
+    awaiting: db.prepare<[string, number, number], PendingActionColumns>(
+      `SELECT * FROM gatehouse_pending_actions
+       WHERE tenant_id = ? AND approval = 'person' AND status = 'pending' AND expires_at > ?
+       ORDER BY created_at, id LIMIT ?`,
     ),
     purge: db.prepare<[number]>('DELETE FROM gatehouse_pending_actions WHERE expires_at < ?'),
   };
@@ -65,7 +97,9 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
  * refuses a second action with the same id or token hash (`ON CONFLICT DO
  * NOTHING` and a row count); `transition` is one compare-and-set `UPDATE … WHERE
  * id = ? AND status IN (…)`, so of many concurrent confirmations, across
- * processes, exactly one claims the action. Expired actions stay findable for
+ * processes, exactly one claims the action, and only that one writes its
+ * decision fields (`set`). `findById` and `listAwaitingApproval` serve
+ * approval by a person. Expired actions stay findable for
  * `expiredRetentionMs` (the guard answers "expired"), then inserts sweep them.
  *
  * @example
@@ -76,11 +110,10 @@ export class SqlitePendingActionStore implements PendingActionStore {
   readonly #write: ReturnType<typeof writer>;
 
   constructor(db: SqliteDatabase, options: SqlitePendingActionStoreOptions = {}) {
-    const name = 'SqlitePendingActionStore';
-    this.#write = writer(db, name, options);
-    assertSchema(db, name);
-    const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
-    this.#sql = preparePending(db, sweepBatch(name, options.sweepBatch), retentionMs);
+    this.#write = writer(db, NAME, options);
+    assertSchema(db, NAME);
+    const retentionMs = duration(NAME, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
+    this.#sql = preparePending(db, sweepBatch(NAME, options.sweepBatch), retentionMs);
   }
 
   /** Synchronous {@link PendingActionStore.insert}; throws on a duplicate id or token hash. */
@@ -94,10 +127,36 @@ export class SqlitePendingActionStore implements PendingActionStore {
     return row ? pendingActionOf(row) : undefined;
   }
 
-  /** Synchronous {@link PendingActionStore.transition}: true only for the one caller that moved it. */
-  transitionSync(id: string, from: readonly PendingStatus[], to: PendingStatus): boolean {
+  /** Synchronous {@link PendingActionStore.findById}: the action with this id, whatever its status. */
+  findByIdSync(id: string): PendingAction | undefined {
+    const row = this.#sql.findById.get(id);
+    return row ? pendingActionOf(row) : undefined;
+  }
+
+  /**
+   * Synchronous {@link PendingActionStore.transition}: true only for the one
+   * caller that moved it; `set` is written in the same `UPDATE`, so a losing
+   * caller writes nothing.
+   */
+  transitionSync(
+    id: string,
+    from: readonly PendingStatus[],
+    to: PendingStatus,
+    set?: PendingActionUpdate,
+  ): boolean {
     if (from.length === 0) return false;
-    return this.#sql.transition.run(to, id, JSON.stringify(from)).changes === 1;
+    const params = { id, from: JSON.stringify(from), to, ...updateValuesOf(set) };
+    return this.#sql.transition.run(params).changes === 1;
+  }
+
+  /**
+   * Synchronous {@link PendingActionStore.listAwaitingApproval}: the tenant's
+   * `person` actions still `pending` and unexpired at `now`, oldest first (then
+   * by id), at most `limit`. Refuses a `limit` that is not a non-negative integer.
+   */
+  listAwaitingApprovalSync(tenantId: string, now: number, limit: number): readonly PendingAction[] {
+    const rows = this.#sql.awaiting.all(tenantId, now, awaitingLimit(NAME, limit));
+    return Object.freeze(rows.map(pendingActionOf));
   }
 
   /** Synchronous {@link PendingActionStore.purge}: deletes actions that expired before `before`. */
@@ -113,14 +172,30 @@ export class SqlitePendingActionStore implements PendingActionStore {
     return this.findByTokenHashSync(tokenHash);
   }
 
-  /** Inside a unit of work (`unit` given) the change joins its transaction; else it commits on its own. */
+  async findById(id: string): Promise<PendingAction | undefined> {
+    return this.findByIdSync(id);
+  }
+
+  /**
+   * Inside a unit of work (`unit` given) the change, `set` included, joins its
+   * transaction; else it commits on its own.
+   */
   transition(
     id: string,
     from: readonly PendingStatus[],
     to: PendingStatus,
     unit?: unknown,
+    set?: PendingActionUpdate,
   ): Promise<boolean> {
-    return this.#write(unit, () => this.transitionSync(id, from, to));
+    return this.#write(unit, () => this.transitionSync(id, from, to, set));
+  }
+
+  async listAwaitingApproval(
+    tenantId: string,
+    now: number,
+    limit: number,
+  ): Promise<readonly PendingAction[]> {
+    return this.listAwaitingApprovalSync(tenantId, now, limit);
   }
 
   purge(before: number): Promise<number> {

@@ -7,9 +7,11 @@ import {
   migrateGatehouseSchema,
   openDatabase,
   SqliteAuditStore,
+  SqlitePendingActionStore,
   SqliteReplayStore,
 } from '../src/index.js';
 import { MIGRATIONS } from '../src/internal/schema.js';
+import { pendingAction } from './fixtures/records.js';
 import { tempDatabase } from './fixtures/tempDatabase.js';
 
 const tables = (db: Database.Database): string[] =>
@@ -25,7 +27,7 @@ describe('migrateGatehouseSchema', () => {
     expect(migrateGatehouseSchema(db, 42)).toEqual({
       from: 0,
       to: GATEHOUSE_SCHEMA_VERSION,
-      applied: [1, 2],
+      applied: [1, 2, 3],
     });
     expect(tables(db)).toEqual([
       'bookings',
@@ -40,6 +42,7 @@ describe('migrateGatehouseSchema', () => {
     expect(db.prepare('SELECT version, name, applied_at FROM gatehouse_migrations').all()).toEqual([
       { version: 1, name: 'guard stores', applied_at: 42 },
       { version: 2, name: 'replay fencing tokens', applied_at: 42 },
+      { version: 3, name: 'approval by a person', applied_at: 42 },
     ]);
     db.close();
   });
@@ -71,7 +74,7 @@ describe('migrateGatehouseSchema', () => {
     }
     expect(ConfigurationError.is(error)).toBe(true);
     expect(String(error)).toMatch(/version 99/);
-    expect(() => new SqliteReplayStore(db)).toThrow(/expected 2/);
+    expect(() => new SqliteReplayStore(db)).toThrow(/expected 3/);
     db.close();
   });
 
@@ -82,7 +85,7 @@ describe('migrateGatehouseSchema', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
       INSERT INTO gatehouse_replay VALUES ('done', 'completed', 'd', '{"id":"b1"}', 60000);
       INSERT INTO gatehouse_replay VALUES ('old', 'running', 'd', NULL, 1000);`);
-    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 2, applied: [2] });
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 3, applied: [2, 3] });
     const replay = new SqliteReplayStore(db);
     expect(replay.beginSync('done', 'd', 1_000, 10)).toMatchObject({
       state: 'completed',
@@ -95,6 +98,35 @@ describe('migrateGatehouseSchema', () => {
       state: 'started',
       fence: expect.any(String),
     });
+    db.close();
+  });
+
+  it('upgrades a version 2 database in place: a pending action from before reads back as a model action', () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE gatehouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);
+      ${MIGRATIONS[0]?.sql ?? ''}
+      ${MIGRATIONS[1]?.sql ?? ''}
+      INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0), (2, 'replay fencing tokens', 0);
+      INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
+        '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
+    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 2, expected 3/);
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 2, to: 3, applied: [3] });
+    const store = new SqlitePendingActionStore(db);
+    const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
+    expect(store.findByIdSync('pa1')).toStrictEqual(before);
+    expect(store.findByTokenHashSync('h-pa1')).toStrictEqual(before);
+    expect(
+      db
+        .prepare('SELECT approval, creator_id, result, decided_by, decided_at FROM gatehouse_pending_actions')
+        .get(),
+    ).toEqual({ approval: 'model', creator_id: null, result: null, decided_by: null, decided_at: null });
+    expect(store.listAwaitingApprovalSync('t1', 0, 10)).toEqual([]);
+    // The new columns take a person action beside the old row, and refuse an unknown approval mode.
+    store.insertSync(pendingAction('pa2', { approval: 'person', creatorId: 'p1' }));
+    expect(store.listAwaitingApprovalSync('t1', 0, 10).map((a) => a.id)).toEqual(['pa2']);
+    expect(() => db.exec("UPDATE gatehouse_pending_actions SET approval = 'robot' WHERE id = 'pa1'")).toThrow(
+      /CHECK/,
+    );
     db.close();
   });
 

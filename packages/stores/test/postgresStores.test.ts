@@ -4,13 +4,16 @@
 import { ConfigurationError } from '@gatehousejs/core';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { POSTGRES_MIGRATIONS } from '../src/postgres/schema.js';
 import {
   createPostgresPool,
   createPostgresStores,
   migrateGatehouseSchemaPostgres,
   POSTGRES_SCHEMA_VERSION,
+  PostgresPendingActionStore,
 } from '../src/postgres.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from './fixtures/postgres.js';
+import { pendingAction } from './fixtures/records.js';
 
 const available = await postgresAvailable();
 
@@ -85,15 +88,20 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     expect(await migrateGatehouseSchemaPostgres(pool, 1)).toEqual({
       from: 0,
       to: POSTGRES_SCHEMA_VERSION,
-      applied: [1],
+      applied: [1, 2],
     });
     expect(await migrateGatehouseSchemaPostgres(pool, 2)).toEqual({
       from: POSTGRES_SCHEMA_VERSION,
       to: POSTGRES_SCHEMA_VERSION,
       applied: [],
     });
-    const { rows } = await pool.query('SELECT version, applied_at FROM gatehouse_migrations');
-    expect(rows).toEqual([{ version: 1, applied_at: 1 }]);
+    const { rows } = await pool.query(
+      'SELECT version, applied_at FROM gatehouse_migrations ORDER BY version',
+    );
+    expect(rows).toEqual([
+      { version: 1, applied_at: 1 },
+      { version: 2, applied_at: 1 },
+    ]);
   });
 
   it('lets several processes start at once on a fresh database: every start succeeds, one migrates', async () => {
@@ -102,8 +110,8 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     try {
       const started = await Promise.all(pools.map((pool) => createPostgresStores(pool)));
       expect(started).toHaveLength(4);
-      const { rows } = await pools[0]!.query('SELECT version FROM gatehouse_migrations');
-      expect(rows).toEqual([{ version: 1 }]);
+      const { rows } = await pools[0]!.query('SELECT version FROM gatehouse_migrations ORDER BY version');
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
       await started[1]!.switches.set('global', true);
       expect(await started[3]!.switches.get('global')).toBe(true);
     } finally {
@@ -118,6 +126,33 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     await expect(createPostgresStores(pool)).rejects.toThrow(ConfigurationError);
     const { rows } = await pool.query('SELECT max(version) AS v FROM gatehouse_migrations');
     expect(rows).toEqual([{ v: 99 }]);
+  });
+
+  it('upgrades a version 1 database in place: a pending action from before reads back as a model action', async () => {
+    const { pool } = await fresh();
+    await pool.query(`CREATE TABLE gatehouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);
+      ${POSTGRES_MIGRATIONS[0]?.sql ?? ''}
+      INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
+      INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
+        '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 2, applied: [2] });
+    const store = new PostgresPendingActionStore(pool);
+    const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
+    expect(await store.findById('pa1')).toStrictEqual(before);
+    expect(await store.findByTokenHash('h-pa1')).toStrictEqual(before);
+    const { rows } = await pool.query(
+      'SELECT approval, creator_id, result, decided_by, decided_at FROM gatehouse_pending_actions',
+    );
+    expect(rows).toEqual([
+      { approval: 'model', creator_id: null, result: null, decided_by: null, decided_at: null },
+    ]);
+    expect(await store.listAwaitingApproval('t1', 0, 10)).toEqual([]);
+    // The new columns take a person action beside the old row, and refuse an unknown approval mode.
+    await store.insert(pendingAction('pa2', { approval: 'person', creatorId: 'p1' }));
+    expect((await store.listAwaitingApproval('t1', 0, 10)).map((a) => a.id)).toEqual(['pa2']);
+    await expect(
+      pool.query("UPDATE gatehouse_pending_actions SET approval = 'robot' WHERE id = 'pa1'"),
+    ).rejects.toThrow(/check constraint/);
   });
 
   it('refuses bad options before touching the database', async () => {

@@ -1,4 +1,13 @@
-import type { AuditRow, CredentialRecord, JsonObject, PendingAction, PendingStatus } from '@gatehousejs/core';
+import {
+  type ApprovalMode,
+  type AuditRow,
+  ConfigurationError,
+  type CredentialRecord,
+  type JsonObject,
+  type PendingAction,
+  type PendingActionUpdate,
+  type PendingStatus,
+} from '@gatehousejs/core';
 
 /**
  * A list column as the engine returns it: JSON text on SQLite, an array
@@ -23,9 +32,56 @@ export interface PendingActionColumns {
   readonly created_at: number;
   readonly expires_at: number;
   readonly status: PendingStatus;
+  /** `model` unless a person decides (schema: SQLite 3, PostgreSQL 2); written as `model` when the action has none. */
+  readonly approval: ApprovalMode;
+  readonly creator_id: string | null;
+  /** JSON text of the presented result, once a person's approval executed the action. */
+  readonly result: string | null;
+  readonly decided_by: string | null;
+  readonly decided_at: number | null;
 }
 
-/** The pending action a row holds. */
+/**
+ * The approval columns of a row as {@link PendingAction} fields, each present
+ * only when set: a model action has none, so it reads back exactly as inserted.
+ */
+const approvalFieldsOf = (row: PendingActionColumns): Partial<PendingAction> => ({
+  ...(row.approval === 'person' ? { approval: row.approval } : {}),
+  ...(row.creator_id === null ? {} : { creatorId: row.creator_id }),
+  ...(row.result === null ? {} : { result: JSON.parse(row.result) as JsonObject }),
+  ...(row.decided_by === null ? {} : { decidedBy: row.decided_by }),
+  ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
+});
+
+/** The columns an action's approval fields are written to (`approval` is `model` when absent). */
+export const approvalColumnsOf = (
+  action: PendingAction,
+): Pick<PendingActionColumns, 'approval' | 'creator_id' | 'result' | 'decided_by' | 'decided_at'> => ({
+  approval: action.approval ?? 'model',
+  creator_id: action.creatorId ?? null,
+  result: action.result === undefined ? null : JSON.stringify(action.result),
+  decided_by: action.decidedBy ?? null,
+  decided_at: action.decidedAt ?? null,
+});
+
+/** The values a transition writes with the status: `null` keeps the column as it is. */
+export const updateValuesOf = (set: PendingActionUpdate = {}) => ({
+  result: set.result === undefined ? null : JSON.stringify(set.result),
+  decided_by: set.decidedBy ?? null,
+  decided_at: set.decidedAt ?? null,
+});
+
+/** Checks the `limit` of `listAwaitingApproval`: a non-negative integer. */
+export function awaitingLimit(store: string, limit: number): number {
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new ConfigurationError(
+      `${store}: listAwaitingApproval got limit ${String(limit)}; pass a non-negative integer (e.g. 50).`,
+    );
+  }
+  return limit;
+}
+
+/** The pending action a row holds; fields the row leaves empty are absent, never `undefined`. */
 export const pendingActionOf = (row: PendingActionColumns): PendingAction =>
   Object.freeze({
     id: row.id,
@@ -40,6 +96,7 @@ export const pendingActionOf = (row: PendingActionColumns): PendingAction =>
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     status: row.status,
+    ...approvalFieldsOf(row),
   });
 
 /** A row of `gatehouse_audit`; `object_ids` is a {@link ListColumn}. */

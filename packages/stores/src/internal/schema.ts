@@ -87,4 +87,16 @@ CREATE TABLE gatehouse_credentials (
     name: 'replay fencing tokens',
     sql: `ALTER TABLE gatehouse_replay ADD COLUMN fence TEXT;`,
   },
+  {
+    version: 3,
+    name: 'approval by a person',
+    sql: `
+ALTER TABLE gatehouse_pending_actions ADD COLUMN approval TEXT NOT NULL DEFAULT 'model' CHECK (approval IN ('model', 'person'));
+ALTER TABLE gatehouse_pending_actions ADD COLUMN creator_id TEXT;
+ALTER TABLE gatehouse_pending_actions ADD COLUMN result TEXT;
+ALTER TABLE gatehouse_pending_actions ADD COLUMN decided_by TEXT;
+ALTER TABLE gatehouse_pending_actions ADD COLUMN decided_at INTEGER;
+CREATE INDEX gatehouse_pending_actions_awaiting ON gatehouse_pending_actions (tenant_id, approval, status, created_at);
+`,
+  },
 ];

@@ -1,7 +1,18 @@
-import type { PendingAction, PendingActionStore, PendingStatus } from '@gatehousejs/core';
+import type {
+  PendingAction,
+  PendingActionStore,
+  PendingActionUpdate,
+  PendingStatus,
+} from '@gatehousejs/core';
 import type pg from 'pg';
 import { duration, type SweepOptions, sweepBatch } from '../internal/options.js';
-import { type PendingActionColumns, pendingActionOf } from '../internal/rows.js';
+import {
+  approvalColumnsOf,
+  awaitingLimit,
+  type PendingActionColumns,
+  pendingActionOf,
+  updateValuesOf,
+} from '../internal/rows.js';
 import { inBatches, on } from './sql.js';
 
 /** Options of {@link PostgresPendingActionStore}. */
@@ -17,9 +28,20 @@ export interface PostgresPendingActionStoreOptions extends SweepOptions {
 const NAME = 'PostgresPendingActionStore';
 
 const INSERT = `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool,
-    arguments, arguments_digest, content_hash, summary, created_at, expires_at, status)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    arguments, arguments_digest, content_hash, summary, created_at, expires_at, status, approval,
+    creator_id, result, decided_by, decided_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
   ON CONFLICT DO NOTHING`;
+
+/** The compare-and-set; a NULL decision parameter keeps the column. */
+const TRANSITION = `UPDATE gatehouse_pending_actions SET status = $1, result = COALESCE($4::text, result),
+    decided_by = COALESCE($5::text, decided_by), decided_at = COALESCE($6::bigint, decided_at)
+  WHERE id = $2 AND status = ANY($3::text[])`;
+
+/** Ties on `created_at` break by id in byte order, as the memory store compares ids. */
+const AWAITING = `SELECT * FROM gatehouse_pending_actions
+  WHERE tenant_id = $1 AND approval = 'person' AND status = 'pending' AND expires_at > $2
+  ORDER BY created_at, id COLLATE "C" LIMIT $3`;
 
 const SWEEP = `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM gatehouse_pending_actions
   WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
@@ -28,10 +50,12 @@ const SWEEP = `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM
  * A {@link PendingActionStore} in the PostgreSQL table
  * `gatehouse_pending_actions` (I9). `insert` refuses a second action with the
  * same id or token hash; `transition` is one compare-and-set `UPDATE … WHERE
- * id = $1 AND status = ANY($2)`, so of many concurrent confirmations, across
+ * id = $2 AND status = ANY($3)`, so of many concurrent confirmations, across
  * processes, exactly one claims the action (inside the unit of work when
- * given its client). Expired actions stay findable for `expiredRetentionMs`,
- * then inserts sweep them. Requires `migrateGatehouseSchemaPostgres(pool)` first.
+ * given its client), and only that one writes its decision fields (`set`).
+ * `findById` and `listAwaitingApproval` serve approval by a person. Expired
+ * actions stay findable for `expiredRetentionMs`, then inserts sweep them.
+ * Requires `migrateGatehouseSchemaPostgres(pool)` first.
  *
  * @example
  * const pending = new PostgresPendingActionStore(pool, { expiredRetentionMs: 3_600_000 });
@@ -48,6 +72,7 @@ export class PostgresPendingActionStore implements PendingActionStore {
   }
 
   async insert(action: PendingAction): Promise<void> {
+    const approval = approvalColumnsOf(action);
     const inserted = await this.#pool.query(INSERT, [
       action.id,
       action.tokenHash,
@@ -61,6 +86,11 @@ export class PostgresPendingActionStore implements PendingActionStore {
       action.createdAt,
       action.expiresAt,
       action.status,
+      approval.approval,
+      approval.creator_id,
+      approval.result,
+      approval.decided_by,
+      approval.decided_at,
     ]);
     if (inserted.rowCount !== 1) throw new Error('A pending action with this id or token already exists.');
     await this.#sweep(action.createdAt - this.#retentionMs);
@@ -75,19 +105,56 @@ export class PostgresPendingActionStore implements PendingActionStore {
     return row ? pendingActionOf(row) : undefined;
   }
 
-  /** Inside a unit of work (`unit` given) the change joins its transaction; else it commits on its own. */
+  async findById(id: string): Promise<PendingAction | undefined> {
+    const found = await this.#pool.query<PendingActionColumns>(
+      'SELECT * FROM gatehouse_pending_actions WHERE id = $1',
+      [id],
+    );
+    const row = found.rows[0];
+    return row ? pendingActionOf(row) : undefined;
+  }
+
+  /**
+   * Inside a unit of work (`unit` given) the change, `set` included, joins its
+   * transaction; else it commits on its own. `set` is written in the same
+   * `UPDATE` as the status, so a losing caller writes nothing.
+   */
   async transition(
     id: string,
     from: readonly PendingStatus[],
     to: PendingStatus,
     unit?: unknown,
+    set?: PendingActionUpdate,
   ): Promise<boolean> {
     if (from.length === 0) return false;
-    const moved = await on(this.#pool, unit, NAME).query(
-      'UPDATE gatehouse_pending_actions SET status = $1 WHERE id = $2 AND status = ANY($3::text[])',
-      [to, id, [...from]],
-    );
+    const values = updateValuesOf(set);
+    const moved = await on(this.#pool, unit, NAME).query(TRANSITION, [
+      to,
+      id,
+      [...from],
+      values.result,
+      values.decided_by,
+      values.decided_at,
+    ]);
     return moved.rowCount === 1;
+  }
+
+  /**
+   * The tenant's `person` actions still `pending` and unexpired at `now`,
+   * oldest first (then by id), at most `limit`. Refuses a `limit` that is not
+   * a non-negative integer.
+   */
+  async listAwaitingApproval(
+    tenantId: string,
+    now: number,
+    limit: number,
+  ): Promise<readonly PendingAction[]> {
+    const found = await this.#pool.query<PendingActionColumns>(AWAITING, [
+      tenantId,
+      now,
+      awaitingLimit(NAME, limit),
+    ]);
+    return Object.freeze(found.rows.map(pendingActionOf));
   }
 
   /** Deletes actions that expired before `before`, `sweepBatch` rows per statement; returns how many. */

@@ -89,4 +89,17 @@ CREATE TABLE gatehouse_credentials (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'approval by a person',
+    sql: `
+ALTER TABLE gatehouse_pending_actions
+  ADD COLUMN approval TEXT NOT NULL DEFAULT 'model' CHECK (approval IN ('model', 'person')),
+  ADD COLUMN creator_id TEXT,
+  ADD COLUMN result TEXT,
+  ADD COLUMN decided_by TEXT,
+  ADD COLUMN decided_at BIGINT;
+CREATE INDEX gatehouse_pending_actions_awaiting ON gatehouse_pending_actions (tenant_id, approval, status, created_at);
+`,
+  },
 ];
