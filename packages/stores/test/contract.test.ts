@@ -1,3 +1,4 @@
+import { MemoryPendingActionStore, type PendingActionStore } from '@gatehousejs/core';
 import {
   describeAuditStore,
   describeCredentialStore,
@@ -6,6 +7,7 @@ import {
   describeReplayStore,
   describeSwitchStore,
 } from '@gatehousejs/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import {
   SqliteAuditStore,
   SqliteCredentialStore,
@@ -14,7 +16,7 @@ import {
   SqliteReplayStore,
   SqliteSwitchStore,
 } from '../src/index.js';
-import { sqliteFactory } from './fixtures/tempDatabase.js';
+import { sqliteFactory, tempDatabase } from './fixtures/tempDatabase.js';
 
 describeReplayStore(
   'SqliteReplayStore',
@@ -24,6 +26,26 @@ describePendingActionStore(
   'SqlitePendingActionStore',
   sqliteFactory('gatehouse_pending_actions', (db) => new SqlitePendingActionStore(db)),
 );
+
+// The contract skips findById and listAwaitingApproval for a store without
+// them (they are optional in the interface); the bundled stores must have both.
+describe('the bundled pending-action stores', () => {
+  const approvalMethods = (store: PendingActionStore) => [
+    typeof store.findById,
+    typeof store.listAwaitingApproval,
+  ];
+
+  it('have findById and listAwaitingApproval, in memory and on SQLite', () => {
+    const temp = tempDatabase();
+    try {
+      expect(approvalMethods(new MemoryPendingActionStore())).toEqual(['function', 'function']);
+      expect(approvalMethods(new SqlitePendingActionStore(temp.open()))).toEqual(['function', 'function']);
+    } finally {
+      temp.dispose();
+    }
+  });
+});
+
 describeAuditStore(
   'SqliteAuditStore',
   sqliteFactory('gatehouse_audit', (db) => new SqliteAuditStore(db)),

@@ -11,7 +11,7 @@ import {
   describeSwitchStore,
 } from '@gatehousejs/testing/vitest';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPostgresPool,
   migrateGatehouseSchemaPostgres,
@@ -65,6 +65,12 @@ describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
     'PostgresPendingActionStore',
     factory('gatehouse_pending_actions', (pool) => new PostgresPendingActionStore(pool)),
   );
+  // Optional in the interface, so the contract skips them when absent; the bundled store must have both.
+  it('gives PostgresPendingActionStore findById and listAwaitingApproval', () => {
+    const store = new PostgresPendingActionStore(database.pool);
+    expect([typeof store.findById, typeof store.listAwaitingApproval]).toEqual(['function', 'function']);
+  });
+
   describeAuditStore(
     'PostgresAuditStore',
     factory('gatehouse_audit', (pool) => new PostgresAuditStore(pool)),
