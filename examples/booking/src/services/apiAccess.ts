@@ -11,6 +11,16 @@ export const SESSION_COOKIE = 'booking_session';
 
 const SESSION_PREFIX = 'bks_';
 const SESSION_MS = 12 * 3_600_000;
+const LINK_PREFIX = 'bkl_';
+/** How long a one-time sign-in link stays valid. */
+export const SIGN_IN_LINK_MS = 15 * 60_000;
+
+/**
+ * A sign-in link is kept in the sessions table under a hash of its own
+ * domain, so a link token never works as a session cookie, nor a session
+ * token as a link.
+ */
+const linkHash = (token: string) => sha256Hex(`signin-link:${token}`);
 
 /**
  * The product's own credentials: API tokens for scripts and integrations,
@@ -90,6 +100,55 @@ export class ApiAccess {
       .where('expires_at', '>', this.clock().getTime())
       .executeTakeFirst();
     return this.#active(row?.person_id);
+  }
+
+  /**
+   * Creates a one-time sign-in link token for an active person: 256 random
+   * bits, stored hashed, valid for {@link SIGN_IN_LINK_MS}. Returned once.
+   */
+  async createSignInLink(personId: string): Promise<string> {
+    if (!(await this.#active(personId))) {
+      throw new Error(`No active person ${personId}: a sign-in link needs an active person.`);
+    }
+    const token = newSecret(LINK_PREFIX);
+    const now = this.clock().getTime();
+    const row = {
+      token_hash: linkHash(token),
+      person_id: personId,
+      created_at: now,
+      expires_at: now + SIGN_IN_LINK_MS,
+    };
+    await this.database.write((db) => db.insertInto('sessions').values(row).execute());
+    return token;
+  }
+
+  /**
+   * Redeems a sign-in link: deletes it (single use, also under concurrency:
+   * only the request whose delete removed the row wins) and opens a session
+   * for its person when the link was live and the person is active.
+   */
+  async redeemSignInLink(
+    token: string,
+  ): Promise<{ readonly token: string; readonly expiresAt: number } | undefined> {
+    if (!token.startsWith(LINK_PREFIX)) return undefined;
+    const hash = linkHash(token);
+    const now = this.clock().getTime();
+    const row = await this.database.reader
+      .selectFrom('sessions')
+      .select('person_id')
+      .where('token_hash', '=', hash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const deleted = await this.database.write((db) =>
+      db
+        .deleteFrom('sessions')
+        .where('token_hash', '=', hash)
+        .where('expires_at', '>', now)
+        .executeTakeFirst(),
+    );
+    if (Number(deleted.numDeletedRows) !== 1 || !(await this.#active(row.person_id))) return undefined;
+    return this.openSession(row.person_id);
   }
 
   /** Ends a session. */

@@ -1,0 +1,76 @@
+import { Hono } from 'hono';
+import type { BookingApp } from '../app.js';
+import { approvalRoutes } from './approvals.js';
+import { PAGES_CSS } from './assets.js';
+import { auditRoutes } from './audit.js';
+import type { PageEnv, PageOptions } from './context.js';
+import { errorPage } from './layout.js';
+import { pageHeaders, readForm, refuseTokens, sameOriginPosts } from './security.js';
+import { requireSignIn } from './session.js';
+import { signInRoutes } from './signin.js';
+import { switchRoutes } from './switches.js';
+import { tokenRoutes } from './tokens.js';
+
+export type { PageOptions } from './context.js';
+export { createSignInLink } from './signInLink.js';
+
+/** The first path segments the operator pages own. */
+const PAGE_ROOTS = new Set(['signin', 'signout', 'approvals', 'switches', 'tokens', 'audit', 'assets']);
+
+/** Whether a request path belongs to the operator pages. */
+export function isPagePath(pathname: string): boolean {
+  return PAGE_ROOTS.has(pathname.split('/')[1] ?? '');
+}
+
+const SIGNED_IN_PATHS = [
+  '/approvals',
+  '/approvals/*',
+  '/switches',
+  '/switches/*',
+  '/tokens',
+  '/tokens/*',
+  '/audit',
+];
+
+function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
+  const pages = new Hono<PageEnv>();
+  pages.use(pageHeaders, refuseTokens(app));
+  pages.get(
+    '/assets/pages.css',
+    () => new Response(PAGES_CSS, { headers: { 'content-type': 'text/css; charset=utf-8' } }),
+  );
+  signInRoutes(pages, app, options);
+  for (const path of SIGNED_IN_PATHS)
+    pages.use(path, sameOriginPosts(app), requireSignIn(app), readForm(app));
+  approvalRoutes(pages, app);
+  switchRoutes(pages, app);
+  tokenRoutes(pages, app);
+  auditRoutes(pages, app);
+  pages.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
+  pages.onError((error, c) => {
+    app.logger.error({ event: 'pages', error_type: error.name }, 'page failed');
+    return errorPage(
+      c,
+      500,
+      'Something went wrong',
+      'The page failed unexpectedly; nothing was shown. Try again.',
+    );
+  });
+  return pages;
+}
+
+/**
+ * The booking product's operator pages as a web-standard handler: sign-in
+ * (password or one-time link), approvals of person actions (I9), kill
+ * switches (I6), MCP tokens (I5) and the audit log (I15). Server-rendered
+ * HTML, no script; every response carries a strict CSP, `no-store` and
+ * `nosniff`; every POST is checked for Origin and a CSRF token; MCP tokens
+ * and `Authorization` headers are refused with 401.
+ */
+export function createPagesHandler(
+  app: BookingApp,
+  options: PageOptions = {},
+): (request: Request) => Promise<Response> {
+  const pages = pagesApp(app, options);
+  return async (request) => pages.fetch(request);
+}
