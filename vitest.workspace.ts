@@ -37,6 +37,16 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
+/**
+ * Browser tests of the booking pages (Chromium through playwright-core), in
+ * their own project, `booking-browser`. Project names: a plain name runs in
+ * `npm run test:fast`; a hyphenated one (`<package>-processes`,
+ * `booking-browser`) only in the full `npm test`, since test:fast runs
+ * `vitest run --project '!*-*'` (vitest ORs repeated `--project` filters, so
+ * two negated ones would exclude nothing).
+ */
+const BROWSER_TESTS = 'test/browser/**/*.test.ts';
+
 const project = (
   name: string,
   root: string,
@@ -59,11 +69,25 @@ const project = (
  * A package's tests as two projects: `<name>` runs in this process (unit,
  * contract, in-process servers; `npm run test:fast`), `<name>-processes`
  * holds the files that start other processes (`npm test` runs both).
+ * `elsewhere`: files of the package that another project runs.
  */
-const split = (name: string, root: string): TestProjectInlineConfiguration[] => {
+const split = (
+  name: string,
+  root: string,
+  elsewhere: readonly string[] = [],
+): TestProjectInlineConfiguration[] => {
   const spawning = PROCESS_TESTS[name] ?? [];
-  if (spawning.length === 0) return [project(name, root)];
-  return [project(name, root, undefined, spawning), project(`${name}-processes`, root, [...spawning])];
+  if (spawning.length === 0) return [project(name, root, undefined, elsewhere)];
+  return [
+    project(name, root, undefined, [...spawning, ...elsewhere]),
+    project(`${name}-processes`, root, [...spawning]),
+  ];
+};
+
+/** The booking pages in Chromium: a browser start takes 1–2 s, a page flow several round trips. */
+const browserProject = (): TestProjectInlineConfiguration => {
+  const base = project('booking-browser', './examples/booking', [BROWSER_TESTS]);
+  return { ...base, test: { ...base.test, testTimeout: 60_000, hookTimeout: 60_000 } };
 };
 
 /** The test projects; vitest 4 reads them through `vitest.config.ts` (`test.projects`). */
@@ -74,7 +98,8 @@ export default [
   ...split('access', './packages/access'),
   ...split('stores', './packages/stores'),
   ...split('testing', './packages/testing'),
-  ...split('booking', './examples/booking'),
+  ...split('booking', './examples/booking', [BROWSER_TESTS]),
+  browserProject(),
   project('docs', './docs', ['**/*.test.ts']),
   project('repo', '.', ['test/**/*.test.ts']),
 ];
