@@ -1,10 +1,4 @@
-import type {
-  ApprovalDecision,
-  Approvals,
-  ApprovalView,
-  GatehouseServer,
-  JsonObject,
-} from '@gatehousejs/core';
+import type { ApprovalDecision, Approvals, ApprovalView, JsonObject } from '@gatehousejs/core';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
@@ -15,7 +9,7 @@ import { flashCookie, takeFlash } from './session.js';
 
 /** Core's approvals of the app's MCP server, when approval by a person is configured. */
 export function approvalsOf(app: BookingApp): Approvals<Right> | undefined {
-  return (app.mcp as GatehouseServer<Right> & { readonly approvals?: Approvals<Right> }).approvals;
+  return app.mcp.approvals;
 }
 
 /** A JSON value as nested definition lists: every key and value is text, escaped. */
@@ -119,7 +113,7 @@ export function approvalRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
       c.req.param('decision') === 'approve'
         ? await approvals.approve(id, approver, { contentHash: fields.get('content_hash') ?? '' })
         : await approvals.reject(id, approver, fields.get('reason')?.slice(0, 500) || undefined);
-    if (decision.outcome === 'refused' && decision.code === 'not_found')
+    if (decision.outcome === 'refused' && (decision.code === 'not_found' || decision.code === 'not_allowed'))
       return errorPage(c, 404, 'Not found', NOT_FOUND);
     const location = `/approvals/${encodeURIComponent(id)}`;
     return seeOther(location, [flashCookie(app, c, who, decisionMessage(decision))]);
