@@ -1,0 +1,99 @@
+/**
+ * Approval by a person (I9) in a real browser: the model's outward call
+ * waits on the approval page; a person of the workspace signs in and
+ * approves or rejects it there. Each test asserts what was sent (the
+ * pager's outbox, booking rows), the pending action's stored status and
+ * the audit rows, not only what the page says.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { seededTemplate } from '../fixtures/testApp.js';
+import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
+import {
+  auditRows,
+  confirmOf,
+  openSite,
+  PAGE_KIM,
+  PEOPLE,
+  pagesSent,
+  pendingRow,
+  request,
+  submit,
+} from './site.js';
+
+const availability = await browserAvailable();
+
+describeWithBrowser(availability, 'approval by a person in the browser', () => {
+  let browser: TestBrowser;
+  let dir: string;
+  let template: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'booking-browser-'));
+    [browser, template] = await Promise.all([launchBrowser(), seededTemplate(dir)]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends an approved page exactly once, and the model’s confirm_action gets that result replayed', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'page_technician', PAGE_KIM);
+    expect(await pagesSent(site.t)).toBe(0);
+    const waiting = await confirmOf(model, asked.preview);
+    expect(waiting.error?.code).toBe('approval_pending');
+
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    expect(new URL(olivia.url()).pathname).toBe(`/approvals/${asked.id}`);
+    await expect.poll(() => olivia.locator('[data-status]').getAttribute('data-status')).toBe('pending');
+    await submit(olivia, 'form[data-action=approve]', 'Approve');
+
+    expect(await olivia.locator('[data-status]').getAttribute('data-status')).toBe('executed');
+    expect(await olivia.locator('[role=status]').textContent()).toContain('Approved');
+    expect(await pagesSent(site.t)).toBe(1);
+    expect(await pendingRow(site.t, asked.id)).toMatchObject({
+      status: 'executed',
+      decided_by: PEOPLE.olivia,
+    });
+
+    const replayed = await confirmOf(model, asked.preview);
+    expect(replayed.status, JSON.stringify(replayed)).toBe('ok');
+    expect(replayed.replayed).toBe(true);
+    expect(await confirmOf(model, asked.preview)).toMatchObject({ status: 'ok', replayed: true });
+    expect(await pagesSent(site.t)).toBe(1);
+    const [sent] = await site.t.rows<{ id: string }>('SELECT id FROM outbound_pages');
+    expect(JSON.stringify(replayed.result)).toContain(sent?.id);
+
+    const stored = await pendingRow(site.t, asked.id);
+    const audit = await auditRows(site.t, 'page_technician');
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ channel: 'mcp', connection_id: stored?.connection_id, outcome: 'ok' });
+    expect(audit[0]?.note).toContain(`by ${PEOPLE.olivia}`);
+  });
+
+  it('sends nothing for a rejected action, and the model’s confirm_action answers approval_rejected', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'delete_booking', { booking_id: 'bk_alan_check' });
+
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia);
+    await submit(olivia, `a[data-approval-id="${asked.id}"]`, asked.id, 'link');
+    await olivia.locator('form[data-action=reject] input[name=reason]').fill('Alan called, keep it.');
+    await submit(olivia, 'form[data-action=reject]', 'Reject');
+
+    expect(await olivia.locator('[data-status]').getAttribute('data-status')).toBe('rejected');
+    expect(await olivia.locator('[role=status]').textContent()).toContain('Rejected');
+    expect(await olivia.locator('form[data-action=approve]').count()).toBe(0);
+    expect(await pendingRow(site.t, asked.id)).toMatchObject({
+      status: 'rejected',
+      decided_by: PEOPLE.olivia,
+    });
+    expect((await confirmOf(model, asked.preview)).error?.code).toBe('approval_rejected');
+    expect((await confirmOf(model, asked.preview)).error?.code).toBe('approval_rejected');
+    expect(await site.t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
+    expect((await auditRows(site.t, 'delete_booking')).filter((row) => row.outcome === 'ok')).toEqual([]);
+  });
+});
