@@ -2,6 +2,8 @@
 export interface BannerFacts {
   readonly mcpUrl: URL;
   readonly apiUrl: URL;
+  /** The operator pages and a one-time sign-in link to them for the demo person. */
+  readonly pages?: { readonly url: URL; readonly signInLink: string };
   readonly token: string;
   readonly credentialId: string;
   readonly person: string;
@@ -16,7 +18,15 @@ export interface BannerFacts {
 const revokedLine = (ids: readonly string[] = []): string =>
   ids.length === 0 ? '' : ` This start revoked the previous one (${ids.join(', ')}).`;
 
-/** The start-up text: the MCP URL, the demo token (shown once) and ready-to-paste client configuration. */
+const pagesLines = (pages: BannerFacts['pages']): string =>
+  pages === undefined
+    ? ''
+    : `Pages        ${pages.url.href}\n             Sign-in link (one use, 15 min): ${pages.signInLink}\n`;
+
+/**
+ * The start-up text: the MCP URL, the API, a one-time sign-in link to the
+ * operator pages, the demo token (shown once) and ready-to-paste client configuration.
+ */
 export function banner(facts: BannerFacts): string {
   const { mcpUrl, token } = facts;
   const inspector = {
@@ -29,7 +39,7 @@ export function banner(facts: BannerFacts): string {
 Database     ${facts.file}${facts.seeded ? ' (created and seeded with demo data)' : ''}
 MCP URL      ${mcpUrl.href}
 Product API  ${facts.apiUrl.href}
-Demo token   ${token}
+${pagesLines(facts.pages)}Demo token   ${token}
              ${facts.person} in ${facts.workspace}; id ${facts.credentialId}; expires ${facts.expiresAt.toISOString()}.
              Shown once: only its hash is stored. Revoke it with: npm run booking -- token revoke ${facts.credentialId}
              The next start revokes it and mints a new one.${revokedLine(facts.revoked)}

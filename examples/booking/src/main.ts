@@ -4,6 +4,7 @@ import { banner } from './banner.js';
 import { DEMO, databaseConfig, portOf, rateLimitsOf, replayLeaseOf, UsageError } from './config.js';
 import { rotateDemoToken } from './demoToken.js';
 import { type Serving, serveHttp } from './httpServer.js';
+import { createSignInLink } from './pages/index.js';
 
 /** A non-negative whole number of milliseconds from the environment, or `fallback` when unset. */
 function millisecondsOf(name: string, fallback: number): number {
@@ -43,17 +44,20 @@ function stopGracefully(app: BookingApp, serving: Serving): void {
 }
 
 /**
- * Serves Streamable HTTP and the REST API on loopback, replaces the demo
- * token (the previous one is revoked, audited) and prints the banner.
+ * Serves Streamable HTTP, the REST API and the operator pages on loopback,
+ * replaces the demo token (the previous one is revoked, audited), makes a
+ * one-time sign-in link for the demo person and prints the banner.
  */
 async function serve(app: BookingApp): Promise<void> {
   const serving = await serveHttp(app, { port: portOf() });
   stopGracefully(app, serving);
   const demo = await rotateDemoToken(app);
+  const signInLink = await createSignInLink(app, DEMO.personId);
   process.stdout.write(
     banner({
       mcpUrl: serving.mcpUrl,
       apiUrl: serving.apiUrl,
+      pages: { url: serving.pagesUrl, signInLink },
       token: demo.token,
       credentialId: demo.credential.id,
       person: `${demo.person.name} (${demo.person.id}, ${demo.person.role})`,
