@@ -14,11 +14,13 @@ import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser 
 import {
   auditRows,
   confirmOf,
+  csrfOf,
   openSite,
   PAGE_KIM,
   PEOPLE,
   pagesSent,
   pendingRow,
+  postForm,
   request,
   submit,
 } from './site.js';
@@ -95,5 +97,67 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
     expect((await confirmOf(model, asked.preview)).error?.code).toBe('approval_rejected');
     expect(await site.t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
     expect((await auditRows(site.t, 'delete_booking')).filter((row) => row.outcome === 'ok')).toEqual([]);
+  });
+
+  it('lets nobody else decide: another workspace’s owner, a viewer, a dispatcher who did not ask, a signed-out visitor', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'page_technician', PAGE_KIM);
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const shownHash = await olivia
+      .locator('form[data-action=approve] input[name=content_hash]')
+      .getAttribute('value');
+    expect(shownHash).toBeTruthy();
+
+    for (const personId of [PEOPLE.gina, PEOPLE.vera, PEOPLE.dan]) {
+      const page = await site.signIn(await browser.person(), personId);
+      expect(await page.locator(`a[data-approval-id="${asked.id}"]`).count(), personId).toBe(0);
+      const opened = await page.goto(asked.approvalUrl);
+      expect(opened?.status(), personId).toBe(404);
+      expect(await page.locator('form[data-action=approve]').count(), personId).toBe(0);
+      const csrf = (await csrfOf(page)) ?? '';
+      for (const decision of ['approve', 'reject']) {
+        const status = await postForm(page, `/approvals/${asked.id}/${decision}`, {
+          csrf,
+          content_hash: shownHash ?? '',
+        });
+        expect(status, `${personId} ${decision}`).toBe(404);
+      }
+    }
+
+    const visitor = await (await browser.person()).newPage();
+    await visitor.goto(asked.approvalUrl);
+    expect(new URL(visitor.url()).pathname).toBe('/signin');
+    await postForm(visitor, `/approvals/${asked.id}/approve`, { content_hash: shownHash ?? '' });
+    expect(new URL(visitor.url()).pathname).toBe('/signin');
+
+    expect(await pagesSent(site.t)).toBe(0);
+    expect(await pendingRow(site.t, asked.id)).toMatchObject({ status: 'pending', decided_by: null });
+    expect((await confirmOf(model, asked.preview)).error?.code).toBe('approval_pending');
+    await olivia.reload();
+    await submit(olivia, 'form[data-action=approve]', 'Approve');
+    expect(await pagesSent(site.t)).toBe(1);
+  });
+
+  it('refuses the person who asked once they lost the right, sending nothing', async () => {
+    await using site = await openSite(template);
+    const model = await site.model(PEOPLE.dan);
+    const asked = await request(model, 'page_technician', PAGE_KIM);
+    const dan = await site.signIn(await browser.person(), PEOPLE.dan, `/approvals/${asked.id}`);
+    const csrf = (await csrfOf(dan)) ?? '';
+    const shownHash =
+      (await dan.locator('form[data-action=approve] input[name=content_hash]').getAttribute('value')) ?? '';
+    expect(shownHash).not.toBe('');
+    await site.t.exec("UPDATE people SET role = 'viewer' WHERE id = ?", PEOPLE.dan);
+
+    const status = await postForm(dan, `/approvals/${asked.id}/approve`, { csrf, content_hash: shownHash });
+    expect(status).toBe(200);
+    expect(await dan.locator('[role=status]').textContent()).toContain('technicians.page');
+    expect(await dan.locator('[data-status]').getAttribute('data-status')).toBe('closed');
+    expect(await dan.locator('form[data-action=approve]').count()).toBe(0);
+    expect(await pagesSent(site.t)).toBe(0);
+    expect(await pendingRow(site.t, asked.id)).toMatchObject({ status: 'failed', decided_by: null });
+    expect((await confirmOf(model, asked.preview)).error?.code).toBe('confirm_used');
+    expect(await pagesSent(site.t)).toBe(0);
   });
 });
