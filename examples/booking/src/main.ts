@@ -18,6 +18,28 @@ function millisecondsOf(name: string, fallback: number): number {
 }
 
 /**
+ * The product's public origin from `PUBLIC_URL` (where approval links and
+ * sign-in links point, and the origin the pages accept on POSTs behind a
+ * proxy), or undefined to use the address the server listens on.
+ */
+function publicUrlOf(): string | undefined {
+  const raw = process.env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new UsageError(
+      `PUBLIC_URL must be an http(s) origin such as https://booking.example (got "${raw}").`,
+    );
+  }
+  return url.origin;
+}
+
+/**
  * On SIGTERM or SIGINT: readiness fails, and after SHUTDOWN_DRAIN_DELAY_MS
  * (default 0) the server stops accepting; requests in flight finish within
  * SHUTDOWN_DEADLINE_MS (default 10 s), then the database closes and the
@@ -87,8 +109,10 @@ function serveOneStdioConnection(app: BookingApp): void {
 
 async function main(): Promise<void> {
   const lease = replayLeaseOf();
+  const publicUrl = publicUrlOf();
   const app = await createBookingApp({
     ...databaseConfig(),
+    ...(publicUrl ? { publicUrl } : {}),
     rateLimits: rateLimitsOf(),
     ...(lease ? { replayLeaseMs: lease } : {}),
   });
