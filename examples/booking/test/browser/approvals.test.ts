@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seededTemplate } from '../fixtures/testApp.js';
 import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
+import { crossSite } from './crossSite.js';
 import {
   auditRows,
   confirmOf,
@@ -159,5 +160,99 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
     expect(await pendingRow(site.t, asked.id)).toMatchObject({ status: 'failed', decided_by: null });
     expect((await confirmOf(model, asked.preview)).error?.code).toBe('confirm_used');
     expect(await pagesSent(site.t)).toBe(0);
+  });
+
+  it('refuses a replayed approve post after it ran, sending nothing twice', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'page_technician', PAGE_KIM);
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const [captured] = await Promise.all([
+      olivia.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/approve')),
+      submit(olivia, 'form[data-action=approve]', 'Approve'),
+    ]);
+    expect(await pagesSent(site.t)).toBe(1);
+    const fields = Object.fromEntries(new URLSearchParams(captured.postData() ?? ''));
+    expect(Object.keys(fields).sort()).toEqual(['content_hash', 'csrf']);
+
+    expect(await postForm(olivia, `/approvals/${asked.id}/approve`, fields)).toBe(200);
+    expect(await olivia.locator('[role=status]').textContent()).toContain('already decided');
+    expect(await olivia.locator('[data-status]').getAttribute('data-status')).toBe('executed');
+    const again = await olivia.context().request.post(captured.url(), {
+      headers: { ...(await captured.allHeaders()) },
+      data: captured.postData() ?? '',
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(303);
+
+    expect(await pagesSent(site.t)).toBe(1);
+    expect(await auditRows(site.t, 'page_technician')).toHaveLength(1);
+    expect(await confirmOf(model, asked.preview)).toMatchObject({ status: 'ok', replayed: true });
+  });
+
+  it('refuses an approve form posted from another origin or site, even with the right fields, sending nothing', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'page_technician', PAGE_KIM);
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const fields = {
+      csrf: (await csrfOf(olivia)) ?? '',
+      content_hash:
+        (await olivia.locator('form[data-action=approve] input[name=content_hash]').getAttribute('value')) ??
+        '',
+    };
+    await using evil = await crossSite(`${site.origin}/approvals/${asked.id}/approve`, fields);
+
+    for (const host of ['127.0.0.1', 'localhost'] as const) {
+      const page = await olivia.context().newPage();
+      const answered = page.waitForResponse((r) => r.url().endsWith('/approve'));
+      await page.goto(evil.pageUrl(host));
+      const answer = await answered;
+      expect(answer.request().method(), host).toBe('POST');
+      expect(answer.status(), host).toBe(403);
+      await page.close();
+    }
+
+    expect(await pagesSent(site.t)).toBe(0);
+    expect(await pendingRow(site.t, asked.id)).toMatchObject({ status: 'pending', decided_by: null });
+    await olivia.reload();
+    await submit(olivia, 'form[data-action=approve]', 'Approve');
+    expect(await pagesSent(site.t)).toBe(1);
+  });
+
+  it('voids an approval of content that changed after it was shown: the page shows the new content, nothing old goes out', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'page_technician', PAGE_KIM);
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const content = olivia.locator('[data-content]');
+    expect(await content.textContent()).toContain('Ada Lovelace');
+    const oldFields = {
+      csrf: (await csrfOf(olivia)) ?? '',
+      content_hash:
+        (await olivia.locator('form[data-action=approve] input[name=content_hash]').getAttribute('value')) ??
+        '',
+    };
+
+    await site.t.exec("UPDATE customers SET name = 'Ada King' WHERE id = 'cu_ada'");
+    await submit(olivia, 'form[data-action=approve]', 'Approve');
+    expect(await olivia.locator('[role=status]').textContent()).toContain('changed');
+    expect(await olivia.locator('[data-status]').getAttribute('data-status')).toBe('pending');
+    expect(await pagesSent(site.t)).toBe(0);
+    expect(await content.textContent()).toContain('Ada King');
+    expect(await content.textContent()).not.toContain('Ada Lovelace');
+
+    expect(await postForm(olivia, `/approvals/${asked.id}/approve`, oldFields)).toBe(200);
+    expect(await olivia.locator('[role=status]').textContent()).toContain('changed');
+    expect(await pagesSent(site.t)).toBe(0);
+    expect((await confirmOf(model, asked.preview)).error?.code).toBe('approval_pending');
+
+    await submit(olivia, 'form[data-action=approve]', 'Approve');
+    const sent = await site.t.rows<{ message: string }>('SELECT message FROM outbound_pages');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.message).toContain('Ada King');
+    expect(sent[0]?.message).not.toContain('Lovelace');
+    const replayed = await confirmOf(model, asked.preview);
+    expect(replayed).toMatchObject({ status: 'ok', replayed: true });
   });
 });
