@@ -22,15 +22,8 @@ export function isPagePath(pathname: string): boolean {
   return PAGE_ROOTS.has(pathname.split('/')[1] ?? '');
 }
 
-const SIGNED_IN_PATHS = [
-  '/approvals',
-  '/approvals/*',
-  '/switches',
-  '/switches/*',
-  '/tokens',
-  '/tokens/*',
-  '/audit',
-];
+/** Every page behind sign-in; Hono's `/x/*` matches `/x` too, so each request runs the steps once. */
+const SIGNED_IN_PATHS = ['/approvals/*', '/switches/*', '/tokens/*', '/audit/*'];
 
 function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
   const pages = new Hono<PageEnv>();
