@@ -1,5 +1,5 @@
 import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/access';
-import type { BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehousejs/core';
+import type { Approver, BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehousejs/core';
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
@@ -79,6 +79,11 @@ export interface BookingApp {
   readonly seeded: boolean;
   /** The services for an actor of the UI, the REST API or the CLI. */
   servicesFor(actor: Actor): Services;
+  /**
+   * A signed-in person as an approver of MCP actions (I9): their tenant and
+   * live rights, or `undefined` when they are unknown or inactive there.
+   */
+  approverFor(workspaceId: string, personId: string): Promise<Approver<Right> | undefined>;
   /** Runs `work` in one unit of work with the actor's services bound to it; `handle` is for the audit row. */
   writeAs<T>(actor: Actor, work: (services: Services, handle: unknown) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -145,6 +150,7 @@ function wire(
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.replayLeaseMs ? { replayLeaseMs: options.replayLeaseMs } : {}),
     onInternalError: internalErrorLogger(logger),
+    pageUrl: publicUrl.of,
   });
   const housekeeping = startHousekeeping({
     intervalMs: options.housekeepingIntervalMs ?? 60_000,
@@ -164,6 +170,11 @@ function wire(
     publicUrl,
     seeded,
     servicesFor: (actor) => createServices(deps, actor, ports),
+    approverFor: async (workspaceId, personId) => {
+      const standing = await people.standing(workspaceId, personId);
+      if (!standing?.active) return undefined;
+      return { personId, tenantId: workspaceId, rights: new Set(standing.rights) };
+    },
     writeAs: (actor, work) =>
       database.stores.unitOfWork.run((handle) =>
         work(createServices(unitDeps(database, base, handle), actor, ports), handle),

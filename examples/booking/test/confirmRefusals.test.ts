@@ -7,6 +7,7 @@
  */
 import type { RawHttpClient } from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
+import { approveAs, pendingIdOf, viewAs } from './fixtures/approvals.js';
 import { codeOf, rawClient, structured } from './fixtures/raw.js';
 import { type TestApp, testApp } from './fixtures/testApp.js';
 
@@ -110,14 +111,22 @@ describe('a refused confirmation kills its token (I9)', () => {
     expect(await t.count('outbound_messages')).toBe(0);
   });
 
-  it('a confirmation refused by the service (technician off call) never sends once they are back on call', async () => {
+  it('an approval refused by the service (technician off call) never sends once they are back on call', async () => {
     await using t = await testApp();
     const client = await setup(t);
     const preview = await page(client);
     expect(preview.status).toBe('PREVIEW');
+    const id = pendingIdOf(preview);
+    const shown = await viewAs(t, id);
     await t.exec("UPDATE technicians SET on_call = 0 WHERE id = 'te_kim'");
-    expect(codeOf(await confirm(client, preview))).toBe('invalid_arguments');
+    const approvals = t.app.mcp.approvals!;
+    const approver = (await t.app.approverFor('ws_acme', 'p_olivia'))!;
+    expect(await approvals.approve(id, approver, { contentHash: shown!.contentHash! })).toMatchObject({
+      outcome: 'refused',
+      code: 'invalid_arguments',
+    });
     await t.exec("UPDATE technicians SET on_call = 1 WHERE id = 'te_kim'");
+    expect(await approveAs(t, id)).toMatchObject({ outcome: 'refused', code: 'closed' });
     expect(codeOf(await confirm(client, preview))).toBe('confirm_used');
     expect(await t.count('outbound_pages')).toBe(0);
   });

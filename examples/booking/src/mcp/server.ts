@@ -27,6 +27,8 @@ export interface McpServerParts {
   readonly rateLimits?: Partial<Record<Effect, BucketLimit>>;
   readonly replayLeaseMs?: number;
   readonly onInternalError?: (error: unknown, correlationId: string) => void;
+  /** The absolute URL of the product's page for a path, e.g. `/approvals/pa_…`. */
+  readonly pageUrl: (path: string) => string;
 }
 
 /**
@@ -49,6 +51,12 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
     authenticate: parts.credentials.authenticate,
     audit: stores.audit,
     confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000 },
+    // delete_booking and page_technician say `approval: 'person'`: a person approves them on
+    // /approvals/<id>, and that approval runs them with the requesting token's live rights (I9)
+    approval: {
+      url: (id) => parts.pageUrl(`/approvals/${encodeURIComponent(id)}`),
+      connectionOf: parts.credentials.connectionById,
+    },
     replay: { store: stores.replay, ...(parts.replayLeaseMs ? { leaseMs: parts.replayLeaseMs } : {}) },
     unitOfWork: stores.unitOfWork,
     rate: {

@@ -103,6 +103,12 @@ export interface ContractHost {
   seedDecoys?(decoy: string): Promise<void>;
   /** Credentials of other kinds, valid where they belong (I5). */
   foreignCredentials?(): Promise<ForeignCredentials>;
+  /**
+   * A person approves the pending action with this id on the product's page,
+   * as the page does (signed in, approving exactly what it shows); for tools
+   * whose preview says `approval: 'person'` (I9). Answers whether it executed.
+   */
+  approveAsPerson?(pendingActionId: string): Promise<boolean>;
   /** Moves the server's clock forward (confirm-token expiry, I9). */
   advanceClock?(ms: number): Promise<void>;
   /** Stops the host and releases what it opened. */

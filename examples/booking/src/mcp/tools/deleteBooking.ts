@@ -6,7 +6,10 @@ import { deleteBookingInput } from '../../schemas.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse } from '../gatehouse.js';
 
-/** `delete_booking` (delete): the preview lists exactly what would be deleted; confirming deletes it. */
+/**
+ * `delete_booking` (delete): the preview lists exactly what would be deleted;
+ * a person approves it on the product's page, and that approval deletes it.
+ */
 export function deleteBookingTools(gh: BookingGatehouse): ToolDefinition<Right, Services>[] {
   return [
     gh.defineTool({
@@ -15,6 +18,7 @@ export function deleteBookingTools(gh: BookingGatehouse): ToolDefinition<Right, 
       description:
         'Deletes a booking that is not completed. Mails and pages already sent stay in the outbound log.',
       effect: 'delete',
+      approval: 'person',
       requires: ['bookings.delete'],
       input: deleteBookingInput,
       presenter: deletedBookingPresenter,

@@ -46,6 +46,7 @@ export function outreachTools(gh: BookingGatehouse): ToolDefinition<Right, Servi
       title: 'Page a technician',
       description: 'Pages an on-call technician with a short message, optionally about a booking.',
       effect: 'wake',
+      approval: 'person',
       requires: ['technicians.page'],
       input: pageTechnicianInput,
       presenter: pageSentPresenter,

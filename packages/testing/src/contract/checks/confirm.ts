@@ -10,13 +10,69 @@ export const CONFIRM_TOOL = 'confirm_action';
 interface Preview {
   readonly token: string;
   readonly summary: string;
+  /** Set when a person approves the action out of band (I9). */
+  readonly pendingActionId?: string;
 }
 
 function previewOf(reply: ContractReply): Preview | undefined {
   const s = reply.result?.structuredContent;
   if (!isPlainObject(s) || s.status !== 'PREVIEW') return undefined;
   if (typeof s.confirm_token !== 'string' || typeof s.confirm_summary !== 'string') return undefined;
-  return { token: s.confirm_token, summary: s.confirm_summary };
+  const person = s.approval === 'person' && typeof s.pending_action_id === 'string';
+  return {
+    token: s.confirm_token,
+    summary: s.confirm_summary,
+    ...(person ? { pendingActionId: s.pending_action_id as string } : {}),
+  };
+}
+
+/**
+ * A person's action (I9): no model call completes it. Every way the model
+ * can ask (exact, edited summary, again, another connection's token kept
+ * apart) answers without an effect and keeps the action pending; then the
+ * person's approval executes it once, and confirm_action tells the model
+ * the result as a replay.
+ */
+async function personFindings(
+  ctx: ToolCheckContext,
+  client: ContractClient,
+  preview: Preview,
+): Promise<string[]> {
+  const findings: string[] = [];
+  const mark = await ctx.mark();
+  for (const [label, summary] of [
+    ['the exact confirmation', preview.summary],
+    ['a confirmation with an edited summary', edited(preview)],
+    ['a repeated confirmation', preview.summary],
+  ] as const) {
+    const reply = await confirm(client, preview, summary);
+    if (errorCode(reply.result) !== 'approval_pending')
+      findings.push(
+        `${label} of a person's action was answered with ${describeReply(reply)}, not approval_pending`,
+      );
+  }
+  for (const change of await ctx.since(mark)) findings.push(`${change} by model calls on a person's action`);
+  if (!ctx.host.approveAsPerson) {
+    findings.push('the host has no approveAsPerson, so a person action cannot be approved in the suite');
+    return findings;
+  }
+  const beforeApproval = await ctx.mark();
+  if (!(await ctx.host.approveAsPerson(preview.pendingActionId!)))
+    findings.push("the person's approval did not execute the action");
+  if ((await ctx.since(beforeApproval)).length === 0)
+    findings.push("the person's approval changed nothing observable");
+  const afterApproval = await ctx.mark();
+  const learned = await confirm(client, preview);
+  const structured = learned.result?.structuredContent;
+  if (!succeeded(learned) || !isPlainObject(structured) || structured.replayed !== true)
+    findings.push(
+      `confirm_action after the approval was answered with ${describeReply(learned)}, not the result replayed`,
+    );
+  if (await ctx.host.approveAsPerson(preview.pendingActionId!))
+    findings.push('a second approval of the same action executed it again');
+  for (const change of await ctx.since(afterApproval))
+    findings.push(`${change} after the action was approved once`);
+  return findings;
 }
 
 const confirm = (client: ContractClient, preview: Preview, summary = preview.summary) =>
@@ -149,6 +205,7 @@ export const confirmCheck = defineToolCheck({
     const findings: string[] = [];
     if (!preview) return ['the first call returned no PREVIEW with confirm_token and confirm_summary'];
     for (const change of await ctx.since(mark)) findings.push(`${change} by the preview alone`);
+    if (preview.pendingActionId) return [...findings, ...(await personFindings(ctx, client, preview))];
     const beforeConfirm = await ctx.mark();
     const executed = await confirm(client, preview);
     if (!succeeded(executed))
