@@ -98,6 +98,13 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
     expect((await confirmOf(model, asked.preview)).error?.code).toBe('approval_rejected');
     expect(await site.t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
     expect((await auditRows(site.t, 'delete_booking')).filter((row) => row.outcome === 'ok')).toEqual([]);
+    const rejected = await auditRows(site.t, 'reject_action');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({
+      connection_id: (await pendingRow(site.t, asked.id))?.connection_id,
+      outcome: 'ok',
+    });
+    expect(rejected[0]?.note).toContain(`by ${PEOPLE.olivia}; reason: Alan called, keep it.`);
   });
 
   it('lets nobody else decide: another workspace’s owner, a viewer, a dispatcher who did not ask, a signed-out visitor', async () => {

@@ -39,10 +39,8 @@ export async function canaryReport(page: Page): Promise<CanaryReport> {
   return { ...found, dialogs: dialogsOf(page) };
 }
 
-/** The visible text of the page's main content (the body when there is no `main`). */
-export async function visibleText(page: Page): Promise<string> {
-  const main = page.locator('main');
-  const shown = (await main.count()) > 0 ? main : page.locator('body');
+/** The visible text of the whole page (header, main content). */
+export function visibleText(page: Page): Promise<string> {
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text a person sees, not the DOM's text nodes
-  return shown.innerText();
+  return page.locator('body').innerText();
 }
