@@ -315,6 +315,15 @@ describe('the operator pages: sign-in', () => {
     expect(await t.app.switches.tenantAccess('ws_acme')).toBe(false);
   });
 
+  it('refuses a form larger than 16 KiB with 413 before reading it, changing nothing', async () => {
+    await using t = await testApp();
+    const b = await signedInBrowser(t);
+    await b.get('/switches');
+    const big = await b.post('/switches/workspace', { on: '0', pad: 'x'.repeat(17 * 1024) });
+    expect(big.status).toBe(413);
+    expect(await t.app.switches.tenantAccess('ws_acme')).toBe(true);
+  });
+
   it('escapes every name and label it shows: the injection canary renders as text', async () => {
     await using t = await testApp();
     await t.exec('UPDATE people SET name = ? WHERE id = ?', CANARY, 'p_olivia');

@@ -77,6 +77,9 @@ function fieldsOf(params: URLSearchParams): FormFields {
 export function readForm(app: BookingApp): Step {
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
+    if (Number(c.req.header('content-length') ?? 0) > MAX_FORM_BYTES) {
+      return errorPage(c, 413, 'Too large', 'The form is larger than 16 KiB.');
+    }
     const text = await c.req.text();
     if (text.length > MAX_FORM_BYTES)
       return errorPage(c, 413, 'Too large', 'The form is larger than 16 KiB.');
