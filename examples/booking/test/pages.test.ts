@@ -41,7 +41,11 @@ describe('the operator pages: sign-in', () => {
       await b.post('/switches/workspace', { on: '0' }, { origin: 'https://evil.example' }),
     ];
     expect(pages.map((p) => p.status)).toEqual([200, 303, 401, 200, 404, 200, 200, 200, 403, 403]);
-    for (const page of pages) expectPageHeaders(page.headers);
+    for (const page of pages) {
+      expectPageHeaders(page.headers);
+      // No script and no inline style anywhere: the CSP would block them.
+      expect(page.text).not.toMatch(/<script|<style|\sstyle=|\son[a-z]+=/i);
+    }
     const css = await anonymous.get('/assets/pages.css');
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect(css.headers.get('content-security-policy')).toBe("default-src 'self'; frame-ancestors 'none'");
