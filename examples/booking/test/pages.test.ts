@@ -289,6 +289,20 @@ describe('the operator pages: sign-in', () => {
     expect((await new PagesBrowser(mcpUrl.origin).get(new URL(late).pathname)).status).toBe(404);
   });
 
+  it('lets exactly one of many parallel uses of a sign-in link sign in', async () => {
+    await using t = await testApp();
+    const { mcpUrl } = await t.serve();
+    const path = new URL(await createSignInLink(t.app, 'p_olivia')).pathname;
+    const sessionsBefore = await t.count('sessions');
+    const uses = await Promise.all(
+      Array.from({ length: 8 }, () => new PagesBrowser(mcpUrl.origin).get(path)),
+    );
+    expect(uses.filter((use) => use.status === 303)).toHaveLength(1);
+    expect(uses.filter((use) => use.status === 404)).toHaveLength(7);
+    // The link's row is gone and one session took its place.
+    expect(await t.count('sessions')).toBe(sessionsBefore);
+  });
+
   it('refuses a POST without CSRF token, with a wrong one, or from another origin or none: 403, nothing changed', async () => {
     await using t = await testApp();
     const b = await signedInBrowser(t);
