@@ -77,6 +77,29 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
     expect(audit[0]?.note).toContain(`by ${PEOPLE.olivia}`);
   });
 
+  it('deletes an approved booking once, from the approvals list, and the model gets the deletion replayed', async () => {
+    await using site = await openSite(template);
+    const model = await site.model();
+    const asked = await request(model, 'delete_booking', { booking_id: 'bk_alan_check' });
+    expect(await site.t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
+
+    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia);
+    await submit(olivia, `a[data-approval-id="${asked.id}"]`, asked.id, 'link');
+    expect(await olivia.locator('[data-content]').textContent()).toContain('bk_alan_check');
+    await submit(olivia, 'form[data-action=approve]', 'Approve');
+
+    expect(await olivia.locator('[data-status]').getAttribute('data-status')).toBe('executed');
+    expect(await site.t.count('bookings', "id = 'bk_alan_check'")).toBe(0);
+    expect(await site.t.count('bookings')).toBe(3);
+    expect(await confirmOf(model, asked.preview)).toMatchObject({ status: 'ok', replayed: true });
+    await olivia.goto(`${site.origin}/approvals`);
+    expect(await olivia.locator(`a[data-approval-id="${asked.id}"]`).count()).toBe(0);
+    const audit = await auditRows(site.t, 'delete_booking');
+    expect(audit.map((row) => [row.outcome, row.note?.includes(`by ${PEOPLE.olivia}`)])).toEqual([
+      ['ok', true],
+    ]);
+  });
+
   it('sends nothing for a rejected action, and the model’s confirm_action answers approval_rejected', async () => {
     await using site = await openSite(template);
     const model = await site.model();
