@@ -3,7 +3,7 @@ import { builtInTool } from './builtins/define.js';
 import { ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
 import { newId } from './internal/ids.js';
-import type { JsonObject } from './json.js';
+import { isPlainObject, type JsonObject } from './json.js';
 import type { Outcome, ToolCall } from './pipeline/guard.js';
 import type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
 import { stripHidden } from './text.js';
@@ -173,11 +173,18 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
    * What `confirm_action` answers for a `person` action: the stored result
    * once approved and executed (a replay), `approval_pending` with the URL
    * while undecided (the token is kept), `approval_rejected` after a
-   * rejection; an expired one dies.
+   * rejection; an expired one dies. `as: 'tool'` answers a retry of the
+   * tool itself (request state), whose result is the tool's own.
    */
-  async function personAnswer(action: PendingAction, url: (id: string) => string): Promise<Outcome> {
+  async function personAnswer(
+    action: PendingAction,
+    url: (id: string) => string,
+    as: 'confirm' | 'tool' = 'confirm',
+  ): Promise<Outcome> {
     if (action.status === 'executed' && action.result) {
-      return { kind: 'result', data: action.result, replayed: true };
+      const own = action.result.result;
+      const data = as === 'tool' && isPlainObject(own) ? own : action.result;
+      return { kind: 'result', data, replayed: true };
     }
     if (action.status === 'rejected') {
       return {

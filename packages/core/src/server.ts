@@ -103,6 +103,13 @@ export interface ServerInternals<TRight extends string, TServices> {
 export interface CallOptions {
   readonly requestId?: string | number | undefined;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * The request state of a retried call (MCP 2026-07-28 multi-round-trip):
+   * for a tool a person approves, the pending action's id the first round
+   * returned. It is looked up and must belong to this connection, tool and
+   * arguments; the retry answers where that action stands.
+   */
+  readonly requestState?: string | undefined;
 }
 
 /** A built server: transport-neutral; the SDK adapters serve it. */
@@ -311,6 +318,7 @@ export function createServer<TRight extends string, TServices>(
           requestId: callOptions.requestId,
           signal: callOptions.signal,
           correlationId,
+          requestState: callOptions.requestState,
         });
       } catch (error) {
         if (ToolError.is(error)) {

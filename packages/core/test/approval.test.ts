@@ -417,3 +417,36 @@ describe('approval by a person: configuration', () => {
     ).toThrow(/model' or 'person/);
   });
 });
+
+describe('approval by a person: a retried call with request state (2026-07-28)', () => {
+  const retry = (desk: PipelineDesk, state: string, conn = connection(), args = { note_id: 'n1' }) =>
+    desk.server.callTool(conn, 'notify_owner', args, { requestState: state });
+
+  it('answers where the action stands: pending, then the tool’s own result as a replay; nothing runs on a retry', async () => {
+    const desk = personDesk();
+    const p = await prepare(desk);
+    expect(codeOf(await retry(desk, p.id))).toBe('approval_pending');
+    expect(desk.sent).toEqual([]);
+    await approve(desk, p.id);
+    const learned = structured(await retry(desk, p.id));
+    expect(learned).toMatchObject({ status: 'ok', replayed: true, result: { sent: 1 } });
+    expect(desk.sent).toHaveLength(1);
+    expect(desk.pending.size).toBe(1);
+  });
+
+  it('learns nothing from a state of another connection, another tool’s arguments, or a made-up id, and creates no preview', async () => {
+    const desk = personDesk();
+    const p = await prepare(desk);
+    await approve(desk, p.id);
+    for (const answer of [
+      await retry(desk, p.id, connection({ connectionId: 'c2' })),
+      await retry(desk, p.id, connection(), { note_id: 'n2' }),
+      await retry(desk, 'pa_made_up'),
+      await retry(desk, 'x'.repeat(5000)),
+    ]) {
+      expect(codeOf(answer)).toBe('confirm_not_found');
+    }
+    expect(desk.pending.size).toBe(1);
+    expect(desk.sent).toHaveLength(1);
+  });
+});

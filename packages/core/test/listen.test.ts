@@ -104,6 +104,23 @@ describe('listen', () => {
     expect(app.reported.map((error) => error.message)).toEqual([SECRET_ERROR, SECRET_ERROR]);
   });
 
+  it('keeps each Set-Cookie of a host response a header line of its own (a comma join would merge cookies)', async () => {
+    const app = notesServer();
+    const handler: FetchHandler = async () => {
+      const headers = new Headers();
+      headers.append('set-cookie', 'pre=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+      headers.append('set-cookie', 'session=abc; Path=/; HttpOnly; SameSite=Lax');
+      headers.set('location', '/');
+      return new Response(null, { status: 303, headers });
+    };
+    await using served = await listen(app.server, { fetch: handler, onerror: app.onerror });
+    const response = await fetch(new URL('/signin', served.url), { redirect: 'manual' });
+    expect(response.headers.getSetCookie()).toEqual([
+      'pre=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT',
+      'session=abc; Path=/; HttpOnly; SameSite=Lax',
+    ]);
+  });
+
   it('answers 404 on other paths when no fetch handler is given', async () => {
     const app = notesServer();
     await using served = await listen(app.server, { onerror: app.onerror });

@@ -24,6 +24,7 @@
 import { type ConfirmBook, oneLine } from '../confirm.js';
 import type { Connection } from '../context.js';
 import { ToolError, type ToolErrorInit } from '../errors.js';
+import { digest } from '../hashing.js';
 import { contentDigest } from '../internal/contentDigest.js';
 import { newId } from '../internal/ids.js';
 import type { Json, JsonObject } from '../json.js';
@@ -70,6 +71,8 @@ export interface CallFacts {
   readonly requestId: string | number | undefined;
   readonly signal: AbortSignal | undefined;
   readonly correlationId: string;
+  /** A retried call's request state: the pending action id of a person's action. */
+  readonly requestState?: string | undefined;
 }
 
 /** A refusal thrown inside a unit of work, so it rolls back; turned back into an outcome outside. */
@@ -561,6 +564,31 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     }
   }
 
+  /**
+   * A retried call with request state (2026-07-28): where the person's
+   * action it names stands. The state is only an id; it is looked up and
+   * must be this connection's action of this tool with these arguments, so
+   * a forged or foreign one learns nothing and runs nothing.
+   */
+  async function retried(plan: ToolPlan<TRight, TServices>, call: ToolCall, state: string): Promise<Outcome> {
+    const foreign = refuse({
+      code: 'confirm_not_found',
+      message: 'The request state names no pending action of this call on this connection.',
+      fix: `Call ${plan.tool.name} again without request state for a new preview.`,
+    });
+    const find = confirm?.store.findById;
+    if (!confirm || !approval || !find || state.length > 100) return foreign;
+    const action = await find.call(confirm.store, state);
+    const ours =
+      action?.approval === 'person' &&
+      action.connectionId === call.connection.connectionId &&
+      action.tenantId === call.connection.tenantId &&
+      action.tool === plan.tool.name &&
+      action.argumentsDigest === digest(call.arguments);
+    if (!action || !ours) return foreign;
+    return confirm.personAnswer(action, approval.url, 'tool');
+  }
+
   /** A person's rejection: the action closes for good, with its audit row, in one unit of work. */
   async function rejectApproved(
     action: PendingAction,
@@ -619,7 +647,9 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       case 'read':
         return read(plan, call);
       case 'preview':
-        return preview(plan, call);
+        return facts.requestState === undefined
+          ? preview(plan, call)
+          : retried(plan, call, facts.requestState);
       case 'write':
         return claimed(call, token, (claim) => write(plan, call, notes, claim));
       case 'confirm':

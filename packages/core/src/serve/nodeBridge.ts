@@ -61,8 +61,11 @@ export function toStreamingRequest(req: IncomingMessage, signal: AbortSignal): R
 
 /** Writes a web `Response` to node:http, streaming its body with backpressure until the client goes. */
 async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of response.headers) headers[name] = value;
+  // Headers joins repeated fields with ", ", which would merge cookies; each Set-Cookie stays a line of its own.
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();

@@ -1,11 +1,16 @@
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  inputRequired,
   type ListToolsResult,
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from '../context.js';
+import type { CallResult } from '../envelope.js';
 import type { GatehouseServer } from '../server.js';
 import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
 import { reportTo } from './report.js';
@@ -57,6 +62,7 @@ export function sdkServer<TRight extends string>(
   );
   sdk.setRequestHandler('tools/call', (request, ctx) =>
     sealed(async () => {
+      const state = ctx.mcpReq.requestState();
       const result = await server.callTool(
         await connection(),
         request.params.name,
@@ -64,10 +70,72 @@ export function sdkServer<TRight extends string>(
         {
           requestId: ctx.mcpReq.id,
           signal: ctx.mcpReq.signal,
+          ...(typeof state === 'string' ? { requestState: state } : {}),
         },
       );
-      return result as unknown as CallToolResult;
+      return askPerson(result, state, sdk, ctx) ?? (result as unknown as CallToolResult);
     }),
   );
   return sdk;
+}
+
+/** The inputResponses key of the approval's URL elicitation. */
+const APPROVAL_INPUT = 'approval';
+
+/** Where a person approves the call's action, when `result` says one must and it is still undecided. */
+function approvalOf(result: CallResult): { readonly url: string; readonly id: string } | undefined {
+  const s = result.structuredContent;
+  const fromPreview =
+    s?.status === 'PREVIEW' && s.approval === 'person' ? (s as Record<string, unknown>) : undefined;
+  const error =
+    s?.status === 'error' ? (s.error as { code?: unknown; details?: Record<string, unknown> }) : undefined;
+  const pending = error?.code === 'approval_pending' ? error.details : undefined;
+  const where = fromPreview ?? pending;
+  const url = where?.approval_url;
+  const id = where?.pending_action_id;
+  return typeof url === 'string' && typeof id === 'string' ? { url, id } : undefined;
+}
+
+/**
+ * Whether the client declared URL-mode elicitation: on the 2026-07-28 era in
+ * the request's own envelope; on a 2025 era connection at `initialize`
+ * (stdio). A 2025 request over stateless HTTP saw no `initialize` and has
+ * no server-to-client channel, so it counts as without.
+ */
+function declaresUrlElicitation(sdk: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? sdk.getClientCapabilities()) as
+    | ClientCapabilities
+    | undefined;
+  return capabilities?.elicitation?.url !== undefined;
+}
+
+/**
+ * A person's action as a URL elicitation (I9): the first round's preview,
+ * and a retry the person has not decided yet, answer input-required with
+ * the approval page's URL and the pending action's id as request state.
+ * A retry whose elicitation was declined or cancelled gets the tool result
+ * (`approval_pending`, the URL in it), so the model can tell the user.
+ */
+function askPerson(
+  result: CallResult,
+  state: unknown,
+  sdk: Server,
+  ctx: ServerContext,
+): CallToolResult | undefined {
+  const approval = approvalOf(result);
+  if (!approval || !declaresUrlElicitation(sdk, ctx)) return undefined;
+  if (typeof state === 'string') {
+    const answer = ctx.mcpReq.inputResponses?.[APPROVAL_INPUT] as { action?: unknown } | undefined;
+    if (answer?.action !== 'accept') return undefined;
+  }
+  return inputRequired({
+    inputRequests: {
+      [APPROVAL_INPUT]: inputRequired.elicitUrl({
+        message: 'A person must approve this action on the product’s page before it runs.',
+        url: approval.url,
+      }),
+    },
+    requestState: approval.id,
+  }) as unknown as CallToolResult;
 }
