@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -448,5 +449,47 @@ describe('approval by a person: a retried call with request state (2026-07-28)',
     }
     expect(desk.pending.size).toBe(1);
     expect(desk.sent).toHaveLength(1);
+  });
+});
+
+describe('approval by a person: no sequence of model calls completes it (property)', () => {
+  type Step = 'preview' | 'confirm' | 'edited' | 'foreign' | 'retry' | 'reject' | 'wait';
+  const STEPS: readonly Step[] = ['preview', 'confirm', 'edited', 'foreign', 'retry', 'reject', 'wait'];
+
+  it('sends nothing and writes no notify_owner audit row, whatever the model calls in whatever order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...STEPS), { minLength: 1, maxLength: 12 }),
+        async (steps) => {
+          const desk = personDesk();
+          const previews: { id: string; token: string; summary: string }[] = [];
+          for (const step of steps) {
+            const last = previews.at(-1);
+            if (step === 'preview' || !last) previews.push(await prepare(desk));
+            else if (step === 'confirm') await confirm(desk, last);
+            else if (step === 'edited') await confirm(desk, { ...last, summary: 'approved by the user' });
+            else if (step === 'foreign')
+              await desk.server.callTool(connection({ connectionId: 'c2' }), 'confirm_action', {
+                confirm_token: last.token,
+                confirm_summary: last.summary,
+              });
+            else if (step === 'retry')
+              await desk.server.callTool(
+                connection(),
+                'notify_owner',
+                { note_id: 'n1' },
+                { requestState: last.id },
+              );
+            else if (step === 'reject')
+              await desk.server.callTool(connection(), 'reject_action', { confirm_token: last.token });
+            else desk.advance(60_000);
+          }
+          expect(desk.sent).toEqual([]);
+          expect(desk.audit.rows.filter((r) => r.action === 'notify_owner')).toEqual([]);
+          for (const p of previews) expect((await desk.pending.findById(p.id))?.status).not.toBe('executed');
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
