@@ -1,6 +1,6 @@
 /**
  * The operator pages in a real browser: arriving from an approval link,
- * the sign-in return path, sign-out, and the injection canary of I16 in
+ * the sign-in return path, one-time sign-in links, sign-out, and the injection canary of I16 in
  * every field the pages show, which must render as text and run nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSignInLink } from '../../src/pages/index.js';
 import { seededTemplate } from '../fixtures/testApp.js';
 import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
 import { canaryReport, canaryText, visibleText } from './canary.js';
@@ -82,6 +83,25 @@ describeWithBrowser(availability, 'the operator pages in the browser', () => {
       expect(page.url(), target).toBe(`${site.origin}/approvals`);
       await context.close();
     }
+  });
+
+  it('signs in once with a one-time link, which then answers that it is used', async () => {
+    await using site = await openSite(template);
+    const link = await createSignInLink(site.t.app, PEOPLE.olivia);
+    expect(new URL(link).origin).toBe(site.origin);
+    const first = await (await browser.person()).newPage();
+    await first.goto(link);
+    expect(first.url()).toBe(`${site.origin}/approvals`);
+    expect(await first.locator('[data-person]').textContent()).toBe('Olivia Owner');
+    expect(await site.t.count('sessions', 'person_id = ?', PEOPLE.olivia)).toBe(1);
+
+    const second = await (await browser.person()).newPage();
+    const again = await second.goto(link);
+    expect(again?.status()).toBe(404);
+    expect(await second.locator('form[data-form=signout]').count()).toBe(0);
+    await second.goto(`${site.origin}/approvals`);
+    expect(new URL(second.url()).pathname).toBe('/signin');
+    expect(await site.t.count('sessions', 'person_id = ?', PEOPLE.olivia)).toBe(1);
   });
 
   it('signs out from the header: the session ends and every page asks to sign in again', async () => {
