@@ -114,6 +114,10 @@ describe('the operator pages: sign-in', () => {
     expect(tls.headers.getSetCookie().find((c) => c.startsWith('booking_page='))).toMatch(
       /; HttpOnly; Path=\/; SameSite=Lax; Secure; Max-Age=\d+$/,
     );
+    // the pre-session cookie bound only the sign-in form: signing in deletes it
+    expect(tls.headers.getSetCookie()).toContain(
+      'booking_presession=; HttpOnly; Path=/; SameSite=Lax; Secure; Max-Age=0',
+    );
   });
 
   it('rotates the session at sign-in: the cookie sent before is deleted server-side and a new id issued', async () => {

@@ -86,9 +86,11 @@ async function signInResponse(
   if (previous) await app.apiAccess.logout(previous);
   const secure = secureRequest(c.req.raw, app.publicUrl.get());
   const maxAge = (session.expiresAt - nowOf(app)) / 1000;
-  // One Set-Cookie only: core's node bridge keeps the last of repeated headers. The
-  // pre-session cookie stays until it expires; it binds nothing but the sign-in form.
-  return seeOther(location, [setCookie(PAGE_COOKIE, session.token, maxAge, secure)]);
+  // the pre-session cookie bound only the sign-in form's CSRF token: it goes with the sign-in
+  return seeOther(location, [
+    setCookie(PAGE_COOKIE, session.token, maxAge, secure),
+    setCookie(PRE_SESSION_COOKIE, '', 0, secure),
+  ]);
 }
 
 /** Sign-in (password and one-time link) and sign-out. */
