@@ -88,6 +88,16 @@ export type { ReplayBegin, ReplayStore } from './storage/replayStore.js';
 export { MemoryReplayStore } from './storage/replayStore.js';
 export type { SwitchStore } from './storage/switchStore.js';
 export { MemorySwitchStore } from './storage/switchStore.js';
+export type {
+  RequestEnd,
+  RequestFacts,
+  RequestSpan,
+  StageDecision,
+  StageName,
+  StageSpan,
+  Telemetry,
+} from './telemetry.js';
+export { NOOP_SPAN, noopTelemetry } from './telemetry.js';
 export type { PresentedTime } from './time.js';
 export type {
   Creates,
