@@ -113,8 +113,16 @@ export function createApprovals<TRight extends string>(parts: {
   readonly byPerson: ReadonlySet<string>;
   readonly runner: ApprovalRunner<TRight>;
   readonly clock: () => Date;
+  /** Counts each decision (telemetry). */
+  readonly onDecision?:
+    | ((outcome: 'executed' | 'rejected' | 'changed' | 'refused', tool: string) => void)
+    | undefined;
 }): Approvals<TRight> {
   const { options, confirm, tools, byPerson, runner, clock } = parts;
+  const counted = (tool: string, decision: ApprovalDecision): ApprovalDecision => {
+    parts.onDecision?.(decision.outcome, tool);
+    return decision;
+  };
   const store = confirm.store;
   const findById = store.findById!.bind(store);
   const listAwaiting = store.listAwaitingApproval!.bind(store);
@@ -185,59 +193,77 @@ export function createApprovals<TRight extends string>(parts: {
       return found ? freshView(...found) : undefined;
     },
     async approve(id, approver, shown) {
-      const found = await decidable(id, approver);
-      if (!found) return NOT_FOUND;
-      const [action, tool] = found;
-      if (statusOf(action, clock().getTime()) !== 'pending' || action.status !== 'pending') return CLOSED;
-      if (typeof shown?.contentHash !== 'string' || shown.contentHash.length === 0) {
-        return refused('invalid_arguments', 'The approval does not say which content was shown.');
-      }
-      const connection = await options.connectionOf(action.connectionId, action.tenantId);
-      if (
-        !connection ||
-        connection.connectionId !== action.connectionId ||
-        connection.tenantId !== action.tenantId
-      ) {
-        await confirm.kill(action).catch(() => false);
-        return refused(
-          'credential_inactive',
-          'The requesting token was revoked or its creator is no longer active; nothing was sent.',
-        );
-      }
-      try {
-        const run = await runner.runApproved(action, connection, approver.personId, shown.contentHash);
-        const now = (await findById(id)) ?? action;
-        switch (run.kind) {
-          case 'executed':
-            return { outcome: 'executed', result: run.result, view: viewOf(now, tool) };
-          case 'changed':
-            return {
-              outcome: 'changed',
-              view: { ...viewOf(now, tool), content: run.content, contentHash: run.contentHash },
-            };
-          case 'refused':
-            return refused(run.error.code, run.error.message);
-        }
-      } catch (error) {
-        if (ToolError.is(error)) return refused(error.code, error.message);
-        throw error;
-      }
+      const decision = await approve(id, approver, shown);
+      return counted(decision.outcome === 'refused' ? '(any)' : decision.view.tool, decision);
     },
     async reject(id, approver, reason) {
-      const found = await decidable(id, approver);
-      if (!found) return NOT_FOUND;
-      const [action, tool] = found;
-      if (statusOf(action, clock().getTime()) !== 'pending' || action.status !== 'pending') return CLOSED;
-      const connection =
-        (await options.connectionOf(action.connectionId, action.tenantId)) ?? standIn<TRight>(action);
-      try {
-        if (!(await runner.rejectApproved(action, connection, approver.personId, reason))) return CLOSED;
-      } catch (error) {
-        if (ToolError.is(error)) return refused(error.code, error.message);
-        throw error;
-      }
-      return { outcome: 'rejected', view: viewOf((await findById(id)) ?? action, tool) };
+      const decision = await reject(id, approver, reason);
+      return counted(decision.outcome === 'refused' ? '(any)' : decision.view.tool, decision);
     },
   };
+
+  async function approve(
+    id: string,
+    approver: Approver<TRight>,
+    shown: { readonly contentHash: string },
+  ): Promise<ApprovalDecision> {
+    const found = await decidable(id, approver);
+    if (!found) return NOT_FOUND;
+    const [action, tool] = found;
+    if (statusOf(action, clock().getTime()) !== 'pending' || action.status !== 'pending') return CLOSED;
+    if (typeof shown?.contentHash !== 'string' || shown.contentHash.length === 0) {
+      return refused('invalid_arguments', 'The approval does not say which content was shown.');
+    }
+    const connection = await options.connectionOf(action.connectionId, action.tenantId);
+    if (
+      !connection ||
+      connection.connectionId !== action.connectionId ||
+      connection.tenantId !== action.tenantId
+    ) {
+      await confirm.kill(action).catch(() => false);
+      return refused(
+        'credential_inactive',
+        'The requesting token was revoked or its creator is no longer active; nothing was sent.',
+      );
+    }
+    try {
+      const run = await runner.runApproved(action, connection, approver.personId, shown.contentHash);
+      const now = (await findById(id)) ?? action;
+      switch (run.kind) {
+        case 'executed':
+          return { outcome: 'executed', result: run.result, view: viewOf(now, tool) };
+        case 'changed':
+          return {
+            outcome: 'changed',
+            view: { ...viewOf(now, tool), content: run.content, contentHash: run.contentHash },
+          };
+        case 'refused':
+          return refused(run.error.code, run.error.message);
+      }
+    } catch (error) {
+      if (ToolError.is(error)) return refused(error.code, error.message);
+      throw error;
+    }
+  }
+
+  async function reject(
+    id: string,
+    approver: Approver<TRight>,
+    reason: string | undefined,
+  ): Promise<ApprovalDecision> {
+    const found = await decidable(id, approver);
+    if (!found) return NOT_FOUND;
+    const [action, tool] = found;
+    if (statusOf(action, clock().getTime()) !== 'pending' || action.status !== 'pending') return CLOSED;
+    const connection =
+      (await options.connectionOf(action.connectionId, action.tenantId)) ?? standIn<TRight>(action);
+    try {
+      if (!(await runner.rejectApproved(action, connection, approver.personId, reason))) return CLOSED;
+    } catch (error) {
+      if (ToolError.is(error)) return refused(error.code, error.message);
+      throw error;
+    }
+    return { outcome: 'rejected', view: viewOf((await findById(id)) ?? action, tool) };
+  }
   return Object.freeze(approvals);
 }

@@ -107,7 +107,7 @@ export function createHttpHandler<TRight extends string>(
   const log = refusalLogOf(options.logger, server);
   const outage = outageOf(options.unavailable, 'createHttpHandler', options.onerror);
   const mcp = createMcpHandler(
-    (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror),
+    (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror, 'http'),
     {
       legacy: options.legacy ?? 'stateless',
       maxRequestBodySize: maxBodyBytes,

@@ -21,6 +21,7 @@ import { checkUnitOfWork, separateCommits, type UnitOfWork } from './pipeline/un
 import { createVisibility, type VisibilityRule } from './pipeline/visibility.js';
 import type { PortMap, Ports } from './ports.js';
 import type { AuditStore } from './storage/auditStore.js';
+import type { RequestSpan, Telemetry } from './telemetry.js';
 import type { ToolDefinition, ToolListing } from './tool.js';
 
 export type { HiddenReason, VisibilityRule, VisibleTool } from './pipeline/visibility.js';
@@ -63,6 +64,12 @@ export interface ServerOptions<TRight extends string, TServices> {
    * and the requesting credential's live connection.
    */
   readonly approval?: ApprovalOptions<TRight>;
+  /**
+   * Tracing and metrics hooks, e.g. `openTelemetry(api)` from
+   * `@gatehousejs/core/otel`: a span per `tools/call` and `tools/list`, a
+   * child per stage. Absent, nothing is called.
+   */
+  readonly telemetry?: Telemetry;
   /**
    * Replay protection of every write and confirmation (I10), a stage of
    * core's pipeline: required when the server has write or outward tools.
@@ -110,6 +117,8 @@ export interface CallOptions {
    * arguments; the retry answers where that action stands.
    */
   readonly requestState?: string | undefined;
+  /** The request's span (the transport started it from `telemetry`); `callTool` ends it. */
+  readonly span?: RequestSpan | undefined;
 }
 
 /** A built server: transport-neutral; the SDK adapters serve it. */
@@ -133,6 +142,8 @@ export interface GatehouseServer<TRight extends string = string> {
   checkGate(request: GateRequest): Promise<GateRefusal | undefined>;
   /** The host page's side of approval by a person; present when a tool needs one (I9). */
   readonly approvals?: Approvals<TRight> | undefined;
+  /** The server's telemetry hooks, for transports to start request spans with. */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 type ToolShape = Pick<ToolDefinition, 'name' | 'effect' | 'requires' | 'guards'>;
@@ -291,6 +302,7 @@ export function createServer<TRight extends string, TServices>(
           byPerson,
           runner: pipeline,
           clock,
+          onDecision: options.telemetry?.approval?.bind(options.telemetry),
         })
       : undefined;
 
@@ -305,6 +317,7 @@ export function createServer<TRight extends string, TServices>(
     authenticate: options.authenticate,
     logger,
     approvals,
+    telemetry: options.telemetry,
     async listTools(connection) {
       return (await visibility.visible(ordered, connection)).map((p) => p.listing);
     },
@@ -319,6 +332,7 @@ export function createServer<TRight extends string, TServices>(
           signal: callOptions.signal,
           correlationId,
           requestState: callOptions.requestState,
+          span: callOptions.span,
         });
       } catch (error) {
         if (ToolError.is(error)) {
@@ -348,17 +362,26 @@ export function createServer<TRight extends string, TServices>(
         outcome = refuse(internalError(correlationId));
         rendered = renderOutcome(outcome);
       }
+      const kind = failed
+        ? 'internal_error'
+        : outcome.kind === 'result'
+          ? outcome.replayed
+            ? 'replayed'
+            : 'ok'
+          : outcome.kind;
+      callOptions.span?.end({
+        outcome: kind === 'preview' && rendered.structuredContent?.approval === 'person' ? 'approval' : kind,
+        code: outcome.kind === 'refused' ? outcome.error.code : undefined,
+        correlationId,
+        confirmed: name === 'confirm_action' && kind === 'ok',
+        tenantId: connection.tenantId,
+        connectionId: connection.connectionId,
+      });
       if (logger !== silentLogger)
         logCall({
           event: 'tools/call',
           tool: plans.has(name) ? name : '(unknown)',
-          outcome: failed
-            ? 'internal_error'
-            : outcome.kind === 'result'
-              ? outcome.replayed
-                ? 'replayed'
-                : 'ok'
-              : outcome.kind,
+          outcome: kind,
           ...(outcome.kind === 'refused' ? { code: outcome.error.code } : {}),
           duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
           correlation_id: correlationId,

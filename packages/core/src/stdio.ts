@@ -103,7 +103,7 @@ export function serveStdio<TRight extends string>(
     if ('refusal' in admission) throw gateProtocolError(admission.refusal);
     return admission.connection;
   };
-  const handle = sdkServeStdio(() => sdkServer(server, connection, options.onerror), {
+  const handle = sdkServeStdio(() => sdkServer(server, connection, options.onerror, 'stdio'), {
     ...(options.onerror ? { onerror: options.onerror } : {}),
     transport: wire,
   });

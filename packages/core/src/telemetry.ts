@@ -79,3 +79,22 @@ export const NOOP_SPAN: RequestSpan = Object.freeze({
 
 /** A telemetry hook that records nothing (for measuring the cost of the hooks themselves). */
 export const noopTelemetry: Telemetry = Object.freeze({ request: () => NOOP_SPAN });
+
+/**
+ * Starts a request's span, or returns undefined without telemetry. Its
+ * `end` acts once, so a transport may end a span `callTool` already ended
+ * (a JSON-RPC error after the call) without a second record.
+ */
+export function startRequest(telemetry: Telemetry | undefined, facts: RequestFacts): RequestSpan | undefined {
+  if (!telemetry) return undefined;
+  const span = telemetry.request(facts);
+  let ended = false;
+  return {
+    stage: (name) => span.stage(name),
+    end(end) {
+      if (ended) return;
+      ended = true;
+      span.end(end);
+    },
+  };
+}

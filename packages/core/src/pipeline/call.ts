@@ -30,6 +30,7 @@ import { newId } from '../internal/ids.js';
 import type { Json, JsonObject } from '../json.js';
 import { isPlainObject } from '../json.js';
 import type { PendingAction } from '../storage/pendingActionStore.js';
+import type { RequestSpan, StageDecision, StageName } from '../telemetry.js';
 import type { ArgumentCaps } from './caps.js';
 import { appendAudit, CallServices, objectIdsOf, prepareTool, type Runner, runTool } from './execute.js';
 import { type Outcome, refuse, type ToolCall } from './guard.js';
@@ -73,7 +74,39 @@ export interface CallFacts {
   readonly correlationId: string;
   /** A retried call's request state: the pending action id of a person's action. */
   readonly requestState?: string | undefined;
+  /** The request's telemetry span, when the server has telemetry. */
+  readonly span?: RequestSpan | undefined;
 }
+
+/** Where a call keeps its telemetry span: a symbol, so guards never see it and copies keep it. */
+const SPAN = Symbol('gatehouse.span');
+const spanOf = (call: ToolCall): RequestSpan | undefined => (call as { [SPAN]?: RequestSpan })[SPAN];
+
+/** Runs a stage inside its span, if any: a thrown error ends it refused, with the error's code. */
+async function inStage<T>(
+  span: RequestSpan | undefined,
+  name: StageName,
+  work: () => Promise<T>,
+  decide: (value: T) => [StageDecision, string?],
+): Promise<T> {
+  if (!span) return work();
+  const stage = span.stage(name);
+  try {
+    const value = await work();
+    stage.end(...decide(value));
+    return value;
+  } catch (error) {
+    const code =
+      error instanceof UnitRefusal ? error.error.code : ToolError.is(error) ? error.code : 'internal_error';
+    stage.end('refuse', code);
+    throw error;
+  }
+}
+
+const byRefusal = (refused: ToolErrorInit | undefined): [StageDecision, string?] =>
+  refused ? ['refuse', refused.code] : ['pass'];
+const byOutcome = (outcome: Outcome): [StageDecision, string?] =>
+  outcome.kind === 'refused' ? ['refuse', outcome.error.code] : ['pass'];
 
 /** A refusal thrown inside a unit of work, so it rolls back; turned back into an outcome outside. */
 class UnitRefusal extends Error {
@@ -125,6 +158,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
   ): ToolCall => {
     let signal = facts.signal;
     return {
+      ...(facts.span ? { [SPAN]: facts.span } : {}),
       tool: plan.tool,
       connection,
       input: read.input,
@@ -147,8 +181,13 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     plan: ToolPlan<TRight, TServices>,
     call: ToolCall,
   ): Promise<ToolErrorInit | undefined> {
+    const span = spanOf(call);
     for (const guard of plan.callGuards) {
-      const refused = await guard.check?.(call);
+      if (!guard.check) continue;
+      const check = guard.check;
+      const refused = span
+        ? await inStage(span, `guard ${guard.name}`, async () => check(call), byRefusal)
+        : await check(call);
       if (refused) return refused;
     }
     return undefined;
@@ -164,17 +203,22 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     scope.enter('check');
     const lock = unitOfWork.serialize?.bind(unitOfWork);
     const serialize = unit && lock ? (key: string) => lock(unit.handle, key) : undefined;
+    const span = spanOf(call);
     for (const guard of plan.unitGuards) {
-      const refused = await guard.check({
-        tool: call.tool,
-        connection: call.connection,
-        input: call.input,
-        guardArguments: call.guardArguments,
-        now: call.now,
-        note: call.note,
-        services: scope.services,
-        serialize,
-      });
+      const check = () =>
+        guard.check({
+          tool: call.tool,
+          connection: call.connection,
+          input: call.input,
+          guardArguments: call.guardArguments,
+          now: call.now,
+          note: call.note,
+          services: scope.services,
+          serialize,
+        });
+      const refused = span
+        ? await inStage(span, `guard ${guard.name}`, async () => check(), byRefusal)
+        : await check();
       scope.assertClean(plan.tool);
       if (refused) return refused;
     }
@@ -204,7 +248,10 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     scopeOf: () => CallServices<TRight, TServices> | undefined,
   ): Promise<Outcome> {
     try {
-      return await unitOfWork.run(work);
+      const span = spanOf(call);
+      return span
+        ? await inStage(span, 'unit_of_work', () => unitOfWork.run(work), byOutcome)
+        : await unitOfWork.run(work);
     } catch (error) {
       await recordViolation(call, scopeOf());
       if (error instanceof UnitRefusal) return refuse(error.error);
@@ -255,7 +302,20 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     body: (claim: ReplayClaim | undefined) => Promise<Outcome>,
   ): Promise<Outcome> {
     if (!replay) return body(undefined);
-    const decision = await replay.claim(call);
+    const span = spanOf(call);
+    const decision = span
+      ? await inStage(
+          span,
+          'replay',
+          () => replay.claim(call),
+          (d): [StageDecision, string?] =>
+            d.kind === 'answer'
+              ? d.outcome.kind === 'refused'
+                ? ['refuse', d.outcome.error.code]
+                : ['replay']
+              : ['pass'],
+        )
+      : await replay.claim(call);
     if (decision.kind === 'answer') {
       if (decision.outcome.kind === 'result' && token && rate) await rate.refund(token);
       return decision.outcome;
@@ -330,14 +390,29 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       confirm_token: string;
       confirm_summary: string;
     };
-    const found = await confirm.find(token, call);
+    const span = spanOf(call);
+    const found = span
+      ? await inStage(
+          span,
+          'confirm',
+          () => confirm.find(token, call),
+          () => ['pass'],
+        )
+      : await confirm.find(token, call);
     if (found.approval === 'person') {
       // no model call completes a person's action: it learns the outcome, nothing runs here
       const answer = await confirm.personAnswer(found, approval?.url ?? (() => ''));
       if (answer.kind === 'result' && claim && replay) await replay.release(claim);
       return answer;
     }
-    const action = await confirm.claim(found, summary);
+    const action = span
+      ? await inStage(
+          span,
+          'confirm',
+          () => confirm.claim(found, summary),
+          () => ['pass'],
+        )
+      : await confirm.claim(found, summary);
     const plan = plans.get(action.tool);
     if (plan?.kind !== 'preview') {
       await confirm.kill(action);
@@ -401,7 +476,15 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
   ): Promise<Outcome> {
     if (!confirm) throw new Error('reject_action without the confirm flow.');
     const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
-    const action = await confirm.open(token, call);
+    const span = spanOf(call);
+    const action = span
+      ? await inStage(
+          span,
+          'confirm',
+          () => confirm.open(token, call),
+          () => ['pass'],
+        )
+      : await confirm.open(token, call);
     if (reason) notes.push(`reason: ${oneLine(reason).slice(0, 200)}`);
     return inUnit(
       call,
@@ -632,7 +715,12 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     // 2. rate token
     let token: RateToken | undefined;
     if (rate) {
-      const taken = await rate.take(connection.connectionId, plan.bucket);
+      const take = () => rate.take(connection.connectionId, plan.bucket);
+      const taken = facts.span
+        ? await inStage(facts.span, 'rate', take, (t): [StageDecision, string?] =>
+            isToken(t) ? ['pass'] : ['refuse', t.code],
+          )
+        : await take();
       if (!isToken(taken)) return refuse(taken);
       token = taken;
     }

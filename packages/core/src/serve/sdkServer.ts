@@ -4,6 +4,7 @@ import {
   type ClientCapabilities,
   inputRequired,
   type ListToolsResult,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -12,6 +13,7 @@ import {
 import type { Connection, GateRefusal } from '../context.js';
 import type { CallResult } from '../envelope.js';
 import type { GatehouseServer } from '../server.js';
+import { type RequestFacts, type RequestSpan, startRequest } from '../telemetry.js';
 import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
 import { reportTo } from './report.js';
 
@@ -42,7 +44,8 @@ export function internalProtocolError(): ProtocolError {
 export function sdkServer<TRight extends string>(
   server: GatehouseServer<TRight>,
   connection: () => Promise<Connection<TRight>>,
-  onerror?: (error: Error) => void,
+  onerror: ((error: Error) => void) | undefined,
+  transport: 'http' | 'stdio',
 ): Server {
   const sdk = new Server({ name: server.name, version: server.version }, { capabilities: { tools: {} } });
   const sealed = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -54,28 +57,64 @@ export function sdkServer<TRight extends string>(
       throw internalProtocolError();
     }
   };
-  sdk.setRequestHandler('tools/list', () =>
-    sealed(async () => {
-      const tools = await server.listTools(await connection());
+  /** The request's span, ended here when the answer is a JSON-RPC error (callTool ends it otherwise). */
+  const traced = async <T>(span: RequestSpan | undefined, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await sealed(work);
+    } catch (error) {
+      span?.end({ outcome: 'rpc_error', rpcErrorCode: error instanceof ProtocolError ? error.code : -32603 });
+      throw error;
+    }
+  };
+  const factsOf = (
+    ctx: ServerContext,
+    method: RequestFacts['method'],
+    meta: Record<string, unknown> | undefined,
+    tool?: string,
+  ): RequestFacts => {
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? sdk.getNegotiatedProtocolVersion();
+    const traceparent = meta?.traceparent;
+    const tracestate = meta?.tracestate;
+    return {
+      method,
+      tool,
+      requestId: ctx.mcpReq.id,
+      protocolVersion: typeof version === 'string' ? version : undefined,
+      transport,
+      traceparent: typeof traceparent === 'string' ? traceparent : undefined,
+      tracestate: typeof tracestate === 'string' ? tracestate : undefined,
+    };
+  };
+  sdk.setRequestHandler('tools/list', (request, ctx) => {
+    const span = startRequest(
+      server.telemetry,
+      factsOf(ctx, 'tools/list', ctx.mcpReq._meta ?? request.params?._meta),
+    );
+    return traced(span, async () => {
+      const who = await connection();
+      const tools = await server.listTools(who);
+      span?.end({ outcome: 'ok', tenantId: who.tenantId, connectionId: who.connectionId });
       return { tools: tools as unknown as ListToolsResult['tools'] };
-    }),
-  );
-  sdk.setRequestHandler('tools/call', (request, ctx) =>
-    sealed(async () => {
+    });
+  });
+  sdk.setRequestHandler('tools/call', (request, ctx) => {
+    const name = request.params.name;
+    const span = startRequest(
+      server.telemetry,
+      factsOf(ctx, 'tools/call', ctx.mcpReq._meta ?? request.params._meta, name),
+    );
+    return traced(span, async () => {
       const state = ctx.mcpReq.requestState();
-      const result = await server.callTool(
-        await connection(),
-        request.params.name,
-        request.params.arguments,
-        {
-          requestId: ctx.mcpReq.id,
-          signal: ctx.mcpReq.signal,
-          ...(typeof state === 'string' ? { requestState: state } : {}),
-        },
-      );
+      const result = await server.callTool(await connection(), name, request.params.arguments, {
+        requestId: ctx.mcpReq.id,
+        signal: ctx.mcpReq.signal,
+        span,
+        ...(typeof state === 'string' ? { requestState: state } : {}),
+      });
       return askPerson(result, state, sdk, ctx) ?? (result as unknown as CallToolResult);
-    }),
-  );
+    });
+  });
   return sdk;
 }
 
