@@ -10,6 +10,7 @@ export const alias = [
   { find: '@gatehousejs/core/sdk-v1', replacement: src('./packages/core/src/sdkV1.ts') },
   { find: '@gatehousejs/core/internal', replacement: src('./packages/core/src/internal.ts') },
   { find: '@gatehousejs/core/stdio', replacement: src('./packages/core/src/stdio.ts') },
+  { find: '@gatehousejs/core/otel', replacement: src('./packages/core/src/otel.ts') },
   { find: '@gatehousejs/core', replacement: src('./packages/core/src/index.ts') },
   { find: '@gatehousejs/presenters', replacement: src('./packages/presenters/src/index.ts') },
   { find: '@gatehousejs/guards', replacement: src('./packages/guards/src/index.ts') },

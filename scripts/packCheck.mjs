@@ -2,8 +2,8 @@
 // Run after `npm run build`:
 //   1. `npm pack` every package into a temporary directory;
 //   2. install the tarballs into a fresh project with the install lines of docs/install.md
-//      (package names replaced by tarball paths, one `npm install`; plus the optional peer
-//      `pg` of the PostgreSQL entry), the @gatehousejs scope
+//      (package names replaced by tarball paths, one `npm install`; plus the optional peers
+//      `pg` of the PostgreSQL entry and `@opentelemetry/api` of the otel entry), the @gatehousejs scope
 //      pointed at a registry that refuses, so nothing of that scope comes from the network;
 //   3. import every entry from ESM and require it from CommonJS (the vitest entry must fail
 //      with vitest's own message: vitest refuses require());
@@ -39,9 +39,11 @@ const TYPESCRIPT = 'typescript@5.9.3';
 const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
 /**
  * Optional peers an entry loads, installed so every entry can be imported and required:
- * `pg` for `@gatehousejs/stores/postgres` (its types for the stores README's example).
+ * `pg` for `@gatehousejs/stores/postgres` (its types for the stores README's example);
+ * `@opentelemetry/api` for the types `@gatehousejs/core/otel` declares (the entry itself
+ * loads nothing of it: the host passes the module in).
  */
-const OPTIONAL_PEERS = ['pg@^8.11.0', '@types/pg@^8'];
+const OPTIONAL_PEERS = ['pg@^8.11.0', '@types/pg@^8', '@opentelemetry/api@~1.9.0'];
 const REFUSING_REGISTRY = 'http://127.0.0.1:9/';
 const VITEST_REFUSAL = 'Vitest cannot be imported in a CommonJS module using require()';
 const failures = [];

@@ -9,5 +9,6 @@ export default defineConfig(
     'src/stdio.ts',
     'src/sdkV1.ts',
     'src/internal.ts',
+    'src/otel.ts',
   ]),
 );

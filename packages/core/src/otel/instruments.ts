@@ -27,7 +27,10 @@ export function createInstruments(meter: Meter): Instruments {
     }),
     refusals: counter('gatehouse.refusals', 'Tool calls refused with a Gatehouse error code.'),
     replays: counter('gatehouse.replays', 'Tool calls answered with the first result of an earlier call.'),
-    previews: counter('gatehouse.previews', 'Outward tool calls that stored a pending action and returned a preview.'),
+    previews: counter(
+      'gatehouse.previews',
+      'Outward tool calls that stored a pending action and returned a preview.',
+    ),
     confirmations: counter('gatehouse.confirmations', 'confirm_action calls that executed a pending action.'),
     approvals: meter.createCounter('gatehouse.approvals', {
       description: "A person's decisions on pending actions, on the host's approval page.",
@@ -44,12 +47,16 @@ export function recordRequest(
   seconds: number,
 ): void {
   const operation = operationAttributes(facts);
-  instruments.duration.record(seconds, { ...operation, [ATTR.outcome]: end.outcome, ...errorAttributes(end) });
+  instruments.duration.record(seconds, {
+    ...operation,
+    [ATTR.outcome]: end.outcome,
+    ...errorAttributes(end),
+  });
   const tool = facts.method === 'tools/call' ? { [ATTR.toolName]: facts.tool ?? '(unknown)' } : {};
   if (end.outcome === 'refused') {
     instruments.refusals.add(1, { ...tool, [ATTR.errorCode]: errorCodeOf(end) ?? 'unknown' });
   }
   if (end.outcome === 'replayed') instruments.replays.add(1, tool);
   if (end.outcome === 'preview') instruments.previews.add(1, tool);
-  if (end.confirmed && end.outcome === 'ok') instruments.confirmations.add(1, tool);
+  if (end.confirmed) instruments.confirmations.add(1, tool);
 }
