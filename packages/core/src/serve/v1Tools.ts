@@ -14,6 +14,7 @@ import type { Connection } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { Logger } from '../logging.js';
 import type { GatehouseServer } from '../server.js';
+import { type RequestFacts, startRequest } from '../telemetry.js';
 import { admit } from './admission.js';
 import { refusalLogOf } from './refusalLog.js';
 import { reportTo } from './report.js';
@@ -187,7 +188,16 @@ async function listTools<TRight extends string>(
   request: ListToolsRequest,
   extra: V1Extra,
 ): Promise<ListToolsResult> {
-  const own = (await gatehouse.listTools(await resolve(extra))) as unknown as ListToolsResult['tools'];
+  const span = startRequest(gatehouse.telemetry, v1Facts('tools/list', request.params?._meta, extra));
+  let own: ListToolsResult['tools'];
+  try {
+    const connection = await resolve(extra);
+    own = (await gatehouse.listTools(connection)) as unknown as ListToolsResult['tools'];
+    span?.end({ outcome: 'ok', tenantId: connection.tenantId, connectionId: connection.connectionId });
+  } catch (error) {
+    span?.end({ outcome: 'rpc_error', rpcErrorCode: error instanceof V1RpcError ? error.code : -32603 });
+    throw error;
+  }
   if (!host.list) return { tools: [...own] };
   const page = (await host.list(request, extra)) as ListToolsResult;
   if (request.params?.cursor !== undefined) return page;
@@ -238,9 +248,29 @@ async function callTool<TRight extends string>(
   if (request.params.task) {
     throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
   }
+  const span = startRequest(gatehouse.telemetry, v1Facts('tools/call', request.params._meta, extra, name));
   const result = await gatehouse.callTool(connection, name, request.params.arguments, {
     requestId: extra.requestId,
     signal: extra.signal,
+    span,
   });
   return result as unknown as CallToolResult;
+}
+
+/** A request's telemetry facts as an SDK v1 handler sees them (HTTP transports give `requestInfo`). */
+function v1Facts(
+  method: RequestFacts['method'],
+  meta: Record<string, unknown> | undefined,
+  extra: V1Extra,
+  tool?: string,
+): RequestFacts {
+  const { traceparent, tracestate } = meta ?? {};
+  return {
+    method,
+    tool,
+    requestId: extra.requestId,
+    transport: extra.requestInfo ? 'http' : 'stdio',
+    traceparent: typeof traceparent === 'string' ? traceparent : undefined,
+    tracestate: typeof tracestate === 'string' ? tracestate : undefined,
+  };
 }
