@@ -142,13 +142,22 @@ export function createHttpHandler<TRight extends string>(
     };
     if (request.method !== 'POST') return mcp.fetch(request, { authInfo });
     const body = await readJsonBody(request, maxBodyBytes);
+    const mistake = (status: 400 | 413, reason: string) =>
+      log.refused({
+        refusal: { status, reason },
+        step: 'request',
+        transport: 'http',
+        clientAddress: options.clientAddress?.(request),
+      });
     if (!body.ok) {
+      mistake(body.status, body.message);
       const error = { code: body.code, message: body.message };
       // 413: close the connection rather than read the rest of an oversized body
       const headers = body.status === 413 ? { connection: 'close' } : undefined;
       return Response.json({ jsonrpc: '2.0', id: null, error }, { status: body.status, headers });
     }
     const edge = screenMessage(body.value, 'HTTP POST');
+    if (edge) mistake(400, edge.message);
     if (edge)
       return Response.json({
         jsonrpc: '2.0',

@@ -7,7 +7,7 @@ import type { Logger } from './logging.js';
 import { admit } from './serve/admission.js';
 import { byteLimit } from './serve/body.js';
 import { StdioLineTransport } from './serve/lineTransport.js';
-import { refusalLogOf } from './serve/refusalLog.js';
+import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
 import { screenIncoming } from './serve/screen.js';
 import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
 import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
@@ -64,7 +64,7 @@ export interface StdioOptions {
   readonly transport?: Transport | undefined;
 }
 
-function wireOf(options: StdioOptions, maxBodyBytes: number): Transport {
+function wireOf(options: StdioOptions, maxBodyBytes: number, log: RefusalLog): Transport {
   if (options.transport) {
     if (options.input || options.output) {
       throw new ConfigurationError('serveStdio: pass either transport or input/output, not both.');
@@ -73,6 +73,8 @@ function wireOf(options: StdioOptions, maxBodyBytes: number): Transport {
   }
   return new StdioLineTransport(options.input ?? process.stdin, options.output ?? process.stdout, {
     maxBodyBytes,
+    onMistake: (reason, status) =>
+      log.refused({ refusal: { status, reason }, step: 'request', transport: 'stdio' }),
   });
 }
 
@@ -94,8 +96,8 @@ export function serveStdio<TRight extends string>(
   const token = options.token;
   if (!token) throw new ConfigurationError('serveStdio: a token is required (set it in the environment).');
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'serveStdio');
-  const wire = wireOf(options, maxBodyBytes);
   const log = refusalLogOf(options.logger, server);
+  const wire = wireOf(options, maxBodyBytes, log);
   const outage = outageOf(options.unavailable, 'serveStdio', options.onerror);
   const connection = async (): Promise<Connection<TRight>> => {
     const request = { transport: 'stdio', token, tenant: options.tenant } as const;

@@ -67,6 +67,16 @@ export interface Telemetry {
   request(facts: RequestFacts): RequestSpan;
   /** A person decided an action on the host's page (I9). */
   approval?(outcome: 'executed' | 'rejected' | 'changed' | 'refused', tool: string): void;
+  /**
+   * A request refused before any tool ran: at admission (401, 403, 503) or
+   * as a client's protocol mistake (`step: 'request'`: 400, 413). Every one,
+   * also those whose log line was suppressed.
+   */
+  refused?(event: {
+    readonly status: number;
+    readonly step: string;
+    readonly transport: 'http' | 'stdio';
+  }): void;
 }
 
 const NOOP_STAGE: StageSpan = Object.freeze({ end() {} });

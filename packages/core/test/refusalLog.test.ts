@@ -1,5 +1,10 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createHttpHandler } from '../src/http.js';
 import { type RefusalEvent, refusalLog } from '../src/serve/refusalLog.js';
+import { serveStdio } from '../src/stdio.js';
+import { NOOP_SPAN, type Telemetry } from '../src/telemetry.js';
+import { notesServer, TOKEN_T1 } from './fixtures/notesServer.js';
 import { recordingLogger } from './recording.js';
 
 const MINUTE = 60_000;
@@ -118,5 +123,73 @@ describe('refusalLog', () => {
       error() {},
     });
     expect(() => log.refused(event('10.0.0.1'))).not.toThrow();
+  });
+});
+
+describe('protocol mistakes of clients', () => {
+  const mistake = (clientAddress: string): RefusalEvent => ({
+    refusal: { status: 400, reason: 'Parse error: the body is not JSON.' },
+    step: 'request',
+    transport: 'http',
+    clientAddress,
+  });
+
+  it('are logged at info as protocol errors, rate-limited per address and reason like refusals', () => {
+    const { logger, clock, log } = pinned();
+    for (let i = 0; i < 4; i++) log.refused(mistake('10.0.0.9'));
+    clock.now += MINUTE;
+    log.refused(mistake('10.0.0.9'));
+    expect(logger.lines.map((l) => [l.level, l.message])).toEqual([
+      ['info', 'protocol error'],
+      ['info', '3 protocol errors suppressed'],
+      ['info', 'protocol error'],
+    ]);
+    expect(logger.lines[1]!.record).toMatchObject({
+      event: 'protocol_error_suppressed',
+      suppressed: 3,
+      status: 400,
+    });
+  });
+
+  it('are never logged at error level and counted through telemetry, every one, over HTTP and stdio', async () => {
+    const counted: string[] = [];
+    const telemetry: Telemetry = {
+      request: () => NOOP_SPAN,
+      refused: ({ status, step, transport }) => counted.push(`${transport} ${status} ${step}`),
+    };
+    const app = notesServer({ telemetry });
+    const logger = recordingLogger();
+    const handler = createHttpHandler(app.server, { logger });
+    const url = 'http://127.0.0.1/mcp';
+    const post = (body: string) =>
+      handler.fetch(
+        new Request(url, {
+          method: 'POST',
+          headers: {
+            host: '127.0.0.1',
+            authorization: `Bearer ${TOKEN_T1}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body,
+        }),
+      );
+    for (let i = 0; i < 3; i++) expect((await post('{not json')).status).toBe(400);
+    expect(counted).toEqual(['http 400 request', 'http 400 request', 'http 400 request']);
+    expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(logger.lines.filter((l) => l.message === 'protocol error')).toHaveLength(1);
+
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const stdioLogger = recordingLogger();
+    const handle = serveStdio(app.server, { token: TOKEN_T1, input, output, logger: stdioLogger });
+    const answered = new Promise<string>((resolve) => output.once('data', (chunk) => resolve(String(chunk))));
+    input.write('this is not json\n');
+    expect(await answered).toContain('-32700');
+    await handle.close();
+    expect(counted.at(-1)).toBe('stdio 400 request');
+    expect(stdioLogger.lines).toEqual([
+      expect.objectContaining({ level: 'info', message: 'protocol error' }),
+    ]);
   });
 });

@@ -7,6 +7,8 @@ import { byteLimit, type EdgeAnswer, rpcIdOf, screenMessage } from './body.js';
 export interface StdioLineTransportOptions {
   /** Most bytes of one line (one message); a longer one is refused unread. Default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /** Told of each client mistake the transport answers itself (not JSON, oversized, not JSON-RPC, malformed params). */
+  readonly onMistake?: ((reason: string, status: 400 | 413) => void) | undefined;
 }
 
 const NEWLINE = 0x0a;
@@ -37,6 +39,7 @@ export class StdioLineTransport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #limit: number;
+  readonly #onMistake: StdioLineTransportOptions['onMistake'];
   #held: Buffer[] = [];
   #size = 0;
   #discarding = false;
@@ -47,6 +50,7 @@ export class StdioLineTransport {
     this.#input = input;
     this.#output = output;
     this.#limit = byteLimit(options.maxBodyBytes, 'StdioLineTransport');
+    this.#onMistake = options.onMistake;
   }
 
   /** Starts reading the input. */
@@ -169,6 +173,11 @@ export class StdioLineTransport {
   }
 
   #answer({ id, code, message }: EdgeAnswer): void {
+    try {
+      this.#onMistake?.(message, code === -32600 && message.startsWith('The message is larger') ? 413 : 400);
+    } catch {
+      // logging only
+    }
     this.send({ jsonrpc: '2.0', id, error: { code, message } }).catch((error: unknown) =>
       this.onerror?.(error instanceof Error ? error : new Error(String(error))),
     );

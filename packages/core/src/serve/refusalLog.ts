@@ -1,5 +1,6 @@
 import type { GateRefusal } from '../context.js';
 import { type Logger, silentLogger } from '../logging.js';
+import type { Telemetry } from '../telemetry.js';
 
 /**
  * The admission step that refused a request; `unavailable` when a store a
@@ -7,10 +8,14 @@ import { type Logger, silentLogger } from '../logging.js';
  */
 export type AdmissionStep = 'gate' | 'host' | 'origin' | 'bearer' | 'credential' | 'unavailable';
 
+/** Where a request was refused: at admission, or `request` for a client's protocol mistake (bad JSON, oversized, not JSON-RPC). */
+export type RefusalStep = AdmissionStep | 'request';
+
 /** One refused request, as admission reports it: never a token, nor any part of one. */
 export interface RefusalEvent {
-  readonly refusal: GateRefusal;
-  readonly step: AdmissionStep;
+  /** The status answered (HTTP, or its equivalent over stdio) and a reason that names no secret. */
+  readonly refusal: Pick<GateRefusal, 'reason'> & { readonly status: number };
+  readonly step: RefusalStep;
   readonly transport: 'http' | 'stdio';
   /** The client's address where the transport knows it (HTTP: the socket, or the host's `clientAddress`). */
   readonly clientAddress?: string | undefined;
@@ -54,9 +59,11 @@ const levelOfEvent = ({ refusal, step }: RefusalEvent): 'info' | 'warn' =>
   refusal.status === 403 || step === 'unavailable' ? 'warn' : 'info';
 const levelOf = (entry: Entry): 'info' | 'warn' => (entry.overflow ? 'warn' : levelOfEvent(entry.event));
 
+const eventName = (step: RefusalStep) => (step === 'request' ? 'protocol_error' : 'gate_refusal');
+
 function refusalRecord({ refusal, step, transport, clientAddress }: RefusalEvent): object {
   return {
-    event: 'gate_refusal',
+    event: eventName(step),
     transport,
     status: refusal.status,
     step,
@@ -68,7 +75,7 @@ function refusalRecord({ refusal, step, transport, clientAddress }: RefusalEvent
 function suppressedRecord(entry: Entry, windowMs: number): object {
   const { refusal, step, transport, clientAddress } = entry.event;
   return {
-    event: 'gate_refusal_suppressed',
+    event: `${eventName(entry.event.step)}_suppressed`,
     suppressed: entry.suppressed,
     window_ms: windowMs,
     ...(entry.overflow
@@ -111,7 +118,7 @@ export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): Ref
       write(
         levelOf(entry),
         suppressedRecord(entry, windowMs),
-        `${entry.suppressed} gate refusals suppressed`,
+        `${entry.suppressed} ${entry.event.step === 'request' ? 'protocol errors' : 'gate refusals'} suppressed`,
       );
     }
   };
@@ -151,13 +158,36 @@ export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): Ref
         return;
       }
       entry.written++;
-      write(levelOfEvent(event), refusalRecord(event), 'gate refusal');
+      write(
+        levelOfEvent(event),
+        refusalRecord(event),
+        event.step === 'request' ? 'protocol error' : 'gate refusal',
+      );
     },
   };
 }
 
-/** The refusal log of a transport: its own `logger` option, else the server's; none when that is silent. */
-export function refusalLogOf(own: Logger | undefined, server: { readonly logger: Logger }): RefusalLog {
+/**
+ * The refusal log of a transport: its own `logger` option, else the
+ * server's; none when that is silent. Every refusal, logged or suppressed,
+ * is also counted through the server's telemetry.
+ */
+export function refusalLogOf(
+  own: Logger | undefined,
+  server: { readonly logger: Logger; readonly telemetry?: Telemetry | undefined },
+): RefusalLog {
   const logger = own ?? server.logger;
-  return logger === silentLogger ? silentRefusalLog : refusalLog(logger);
+  const log = logger === silentLogger ? silentRefusalLog : refusalLog(logger);
+  const count = server.telemetry?.refused?.bind(server.telemetry);
+  if (!count) return log;
+  return {
+    refused(event) {
+      log.refused(event);
+      try {
+        count({ status: event.refusal.status, step: event.step, transport: event.transport });
+      } catch {
+        // telemetry only
+      }
+    },
+  };
 }
