@@ -35,6 +35,7 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
     'test/shutdown.test.ts',
     'test/replicas/postgres.test.ts',
     'test/replicas/sqlite.test.ts',
+    'test/telemetryExport.test.ts',
   ],
 };
 

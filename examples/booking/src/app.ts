@@ -1,5 +1,12 @@
 import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/access';
-import type { Approver, BucketLimit, CredentialStore, Effect, GatehouseServer } from '@gatehousejs/core';
+import type {
+  Approver,
+  BucketLimit,
+  CredentialStore,
+  Effect,
+  GatehouseServer,
+  Telemetry,
+} from '@gatehousejs/core';
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
@@ -32,6 +39,8 @@ export interface BookingAppSettings {
    * pages live; default the address `serveHttp` listens on.
    */
   readonly publicUrl?: string;
+  /** Tracing and metrics of MCP requests (`startTelemetry`, from `OTEL_EXPORTER_OTLP_ENDPOINT`); default none. */
+  readonly telemetry?: Telemetry;
 }
 
 /** The product's public origin: configured, or set by `serveHttp` once it listens. */
@@ -151,6 +160,7 @@ function wire(
     ...(options.replayLeaseMs ? { replayLeaseMs: options.replayLeaseMs } : {}),
     onInternalError: internalErrorLogger(logger),
     pageUrl: publicUrl.of,
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   const housekeeping = startHousekeeping({
     intervalMs: options.housekeepingIntervalMs ?? 60_000,

@@ -5,6 +5,7 @@ import { DEMO, databaseConfig, portOf, rateLimitsOf, replayLeaseOf, UsageError }
 import { rotateDemoToken } from './demoToken.js';
 import { type Serving, serveHttp } from './httpServer.js';
 import { createSignInLink } from './pages/index.js';
+import { type BookingTelemetry, startTelemetry } from './telemetry.js';
 
 /** A non-negative whole number of milliseconds from the environment, or `fallback` when unset. */
 function millisecondsOf(name: string, fallback: number): number {
@@ -42,10 +43,10 @@ function publicUrlOf(): string | undefined {
 /**
  * On SIGTERM or SIGINT: readiness fails, and after SHUTDOWN_DRAIN_DELAY_MS
  * (default 0) the server stops accepting; requests in flight finish within
- * SHUTDOWN_DEADLINE_MS (default 10 s), then the database closes and the
- * process exits 0.
+ * SHUTDOWN_DEADLINE_MS (default 10 s), then the database closes, buffered
+ * telemetry is exported, and the process exits 0.
  */
-function stopGracefully(app: BookingApp, serving: Serving): void {
+function stopGracefully(app: BookingApp, serving: Serving, telemetry: BookingTelemetry | undefined): void {
   const drainDelayMs = millisecondsOf('SHUTDOWN_DRAIN_DELAY_MS', 0);
   const deadlineMs = millisecondsOf('SHUTDOWN_DEADLINE_MS', 10_000);
   const stop = async (signal: NodeJS.Signals) => {
@@ -59,6 +60,7 @@ function stopGracefully(app: BookingApp, serving: Serving): void {
       app.logger.error({ event: 'shutdown', error_type: (error as Error)?.name }, 'shutdown failed');
       code = 1;
     }
+    await telemetry?.shutdown();
     process.exit(code);
   };
   process.once('SIGINT', (signal) => void stop(signal));
@@ -70,9 +72,9 @@ function stopGracefully(app: BookingApp, serving: Serving): void {
  * replaces the demo token (the previous one is revoked, audited), makes a
  * one-time sign-in link for the demo person and prints the banner.
  */
-async function serve(app: BookingApp): Promise<void> {
+async function serve(app: BookingApp, telemetry: BookingTelemetry | undefined): Promise<void> {
   const serving = await serveHttp(app, { port: portOf() });
-  stopGracefully(app, serving);
+  stopGracefully(app, serving, telemetry);
   const demo = await rotateDemoToken(app);
   const signInLink = await createSignInLink(app, DEMO.personId);
   process.stdout.write(
@@ -93,7 +95,7 @@ async function serve(app: BookingApp): Promise<void> {
 }
 
 /** Serves one stdio connection with the credential in `BOOKING_TOKEN`. */
-function serveOneStdioConnection(app: BookingApp): void {
+function serveOneStdioConnection(app: BookingApp, telemetry: BookingTelemetry | undefined): void {
   const token = process.env.BOOKING_TOKEN;
   if (!token) throw new UsageError('Set BOOKING_TOKEN to an MCP token (npm run booking -- token create …).');
   const handle = serveStdio(app.mcp, {
@@ -103,6 +105,7 @@ function serveOneStdioConnection(app: BookingApp): void {
   process.stdin.once('end', () => {
     void handle.close().finally(async () => {
       await app.close();
+      await telemetry?.shutdown();
     });
   });
 }
@@ -110,14 +113,16 @@ function serveOneStdioConnection(app: BookingApp): void {
 async function main(): Promise<void> {
   const lease = replayLeaseOf();
   const publicUrl = publicUrlOf();
+  const telemetry = await startTelemetry();
   const app = await createBookingApp({
     ...databaseConfig(),
     ...(publicUrl ? { publicUrl } : {}),
     rateLimits: rateLimitsOf(),
     ...(lease ? { replayLeaseMs: lease } : {}),
+    ...(telemetry ? { telemetry: telemetry.telemetry } : {}),
   });
-  if (process.argv.includes('--stdio')) serveOneStdioConnection(app);
-  else await serve(app);
+  if (process.argv.includes('--stdio')) serveOneStdioConnection(app, telemetry);
+  else await serve(app, telemetry);
 }
 
 /** One line for the person at the terminal: the cause and the fix, never a stack trace. */

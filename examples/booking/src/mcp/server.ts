@@ -1,5 +1,5 @@
 import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/access';
-import type { BucketLimit, Effect, GatehouseServer, Logger } from '@gatehousejs/core';
+import type { BucketLimit, Effect, GatehouseServer, Logger, Telemetry } from '@gatehousejs/core';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { BaseDeps } from '../services/deps.js';
@@ -29,6 +29,8 @@ export interface McpServerParts {
   readonly onInternalError?: (error: unknown, correlationId: string) => void;
   /** The absolute URL of the product's page for a path, e.g. `/approvals/pa_…`. */
   readonly pageUrl: (path: string) => string;
+  /** A span per `tools/call` and `tools/list` and the MCP metrics (`@gatehousejs/core/otel`). */
+  readonly telemetry?: Telemetry;
 }
 
 /**
@@ -69,5 +71,6 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
     logger: parts.logger,
     clock: base.clock,
     ...(parts.onInternalError ? { onInternalError: parts.onInternalError } : {}),
+    ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
   });
 }
