@@ -10,7 +10,7 @@ import { collect, median, quantile } from './stats.mjs';
 const RIGHTS = ['notes.write'];
 
 /** The product's storage and presenter, shared by both ways of calling. */
-class NoteTable {
+export class NoteTable {
   rows = new Map();
   nextId = 1;
   insert(tenantId, creatorId, text) {
@@ -37,8 +37,14 @@ function bareWrite(table) {
   };
 }
 
-/** (b) Gatehouse: `createGatehouse(...).createServer({ ..., authenticate }).callTool`. */
-function gatehouseWrite(table) {
+/** What a transport tells telemetry about each bench call. */
+const FACTS = { method: 'tools/call', tool: 'append_note', transport: 'http', protocolVersion: '2026-07-28' };
+
+/**
+ * (b) Gatehouse: `createGatehouse(...).createServer({ ..., authenticate }).callTool`.
+ * With `telemetry`, each call starts its span as a transport does and hands it to callTool.
+ */
+export function gatehouseWrite(table, { telemetry } = {}) {
   const gh = createGatehouse({
     rights: RIGHTS,
     services: (connection) => ({
@@ -64,11 +70,14 @@ function gatehouseWrite(table) {
     audit: new MemoryAuditStore(),
     replay: { store: new MemoryReplayStore() },
     unitOfWork: separateCommits(),
+    ...(telemetry ? { telemetry } : {}),
   });
   const connection = benchConnection(RIGHTS);
   let requestId = 0;
   return async (args) => {
-    const result = await server.callTool(connection, 'append_note', args, { requestId: ++requestId });
+    const id = ++requestId;
+    const span = server.telemetry?.request({ ...FACTS, requestId: id });
+    const result = await server.callTool(connection, 'append_note', args, { requestId: id, span });
     if (result.isError) throw new Error(`Gatehouse refused a bench call: ${result.content[0].text}`);
     return result;
   };
@@ -95,16 +104,18 @@ async function timeRound(fn, calls) {
  * Alternating rounds: round r runs the contenders in rotated order, so drift
  * (thermal, GC pressure, a noisy neighbour) hits each of them alike.
  */
-export async function runInProcess({ rounds, calls, warmupCalls }) {
-  const contenders = [
-    { id: 'bare', label: 'bare handler (zod parse)', make: () => bareWrite(new NoteTable()) },
-    {
-      id: 'gatehouse',
-      label: 'Gatehouse callTool',
+export async function runInProcess(plan) {
+  return alternate(
+    [
+      { id: 'bare', label: 'bare handler (zod parse)', make: () => bareWrite(new NoteTable()) },
+      { id: 'gatehouse', label: 'Gatehouse callTool', make: () => gatehouseWrite(new NoteTable()) },
+    ],
+    plan,
+  );
+}
 
-      make: () => gatehouseWrite(new NoteTable()),
-    },
-  ];
+/** Runs `contenders` ({ id, label, make() → fn(args) }) in alternating rounds; per-call figures for each. */
+export async function alternate(contenders, { rounds, calls, warmupCalls }) {
   const fns = contenders.map((c) => c.make());
   for (const fn of fns) await timeRound(fn, warmupCalls);
   const samples = contenders.map(() => []);
@@ -120,7 +131,6 @@ export async function runInProcess({ rounds, calls, warmupCalls }) {
   return contenders.map((c, i) => ({
     id: c.id,
     label: c.label,
-
     calls: samples[i].length,
     medianUs: median(samples[i]),
     p90Us: quantile(samples[i], 0.9),

@@ -9,10 +9,11 @@ import { runInProcess } from './inProcess.mjs';
 import { runReplayMemory, runReplaySweepCost } from './replayMemory.mjs';
 import { runReplicas } from './replicas.mjs';
 import { round, table } from './stats.mjs';
+import { runTelemetry } from './telemetry.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const CONCURRENCY = 16;
-const TARGETS = { overheadUs: 25, vsLowLevel: 0.9, vsMcpServer: 1.0, heapGrowth: 2 };
+const TARGETS = { overheadUs: 25, vsLowLevel: 0.9, vsMcpServer: 1.0, heapGrowth: 2, noopTelemetryUs: 2 };
 
 // Many short interleaved rounds rather than a few long ones: other processes on
 // this 2-core machine come and go, and short rounds share their effect out evenly.
@@ -94,6 +95,40 @@ async function inProcessSection() {
     })),
     overheadUs: round(overheadUs, 3),
     targetUs: TARGETS.overheadUs,
+    met,
+  };
+}
+
+async function telemetrySection() {
+  const { rows, skipped } = await runTelemetry(PLAN.inProcess);
+  log(
+    table(
+      ['contender', 'calls', 'median µs', 'p90 µs', 'p99 µs', 'ops/s'],
+      rows.map((r) => [
+        r.label,
+        r.calls,
+        fmt(r.medianUs, 2),
+        fmt(r.p90Us, 2),
+        fmt(r.p99Us, 1),
+        fmt(r.opsPerSec, 0),
+      ]),
+    ),
+  );
+  if (skipped) log(`  (OpenTelemetry SDK contender skipped: ${skipped})`);
+  const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+  const noopUs = byId.noop.medianUs - byId.absent.medianUs;
+  const otelUs = byId.otel ? byId.otel.medianUs - byId.absent.medianUs : undefined;
+  const met = noopUs <= TARGETS.noopTelemetryUs;
+  log(
+    `no-op hook − none, median: ${fmt(noopUs, 2)} µs  (target ≤ ${TARGETS.noopTelemetryUs} µs: ${verdict(met)})`,
+  );
+  if (otelUs !== undefined)
+    log(`OpenTelemetry SDK (in memory) − none, median: ${fmt(otelUs, 2)} µs (info, no target)`);
+  results.telemetry = {
+    contenders: rows.map((r) => ({ id: r.id, medianUs: round(r.medianUs, 3), p90Us: round(r.p90Us, 3) })),
+    noopUs: round(noopUs, 3),
+    ...(otelUs === undefined ? {} : { otelUs: round(otelUs, 3) }),
+    targetUs: TARGETS.noopTelemetryUs,
     met,
   };
 }
@@ -366,6 +401,12 @@ function targetSummary() {
     measured: io ? `${fmt(io.overheadUs, 2)} µs` : 'not measured',
     met: io?.met,
   });
+  const tm = results.telemetry;
+  rows.push({
+    target: `no-op telemetry hook − none ≤ ${TARGETS.noopTelemetryUs} µs median`,
+    measured: tm ? `${fmt(tm.noopUs, 2)} µs` : 'not measured',
+    met: tm?.met,
+  });
   for (const era of ['2026-07-28', '2025-11-25']) {
     const ratios = results.http?.[era]?.ratios;
     for (const [key, name] of [
@@ -444,6 +485,10 @@ async function main() {
   await section(
     '1. In-process: silent write, bare vs Gatehouse pipeline (alternating rounds)',
     inProcessSection,
+  );
+  await section(
+    '1b. In-process: telemetry absent, a no-op hook, the OpenTelemetry SDK in memory',
+    telemetrySection,
   );
   try {
     await httpSections();
