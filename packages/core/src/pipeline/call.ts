@@ -397,12 +397,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     };
     const span = spanOf(call);
     const found = span
-      ? await inStage(
-          span,
-          'confirm',
-          () => confirm.find(token, call),
-          () => ['pass'],
-        )
+      ? await inStage(span, 'confirm', () => confirm.find(token, call), passed)
       : await confirm.find(token, call);
     if (found.approval === 'person') {
       // no model call completes a person's action: it learns the outcome, nothing runs here
@@ -411,12 +406,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       return answer;
     }
     const action = span
-      ? await inStage(
-          span,
-          'confirm',
-          () => confirm.claim(found, summary),
-          () => ['pass'],
-        )
+      ? await inStage(span, 'confirm', () => confirm.claim(found, summary), passed)
       : await confirm.claim(found, summary);
     const plan = plans.get(action.tool);
     if (plan?.kind !== 'preview') {
@@ -483,12 +473,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
     const span = spanOf(call);
     const action = span
-      ? await inStage(
-          span,
-          'confirm',
-          () => confirm.open(token, call),
-          () => ['pass'],
-        )
+      ? await inStage(span, 'confirm', () => confirm.open(token, call), passed)
       : await confirm.open(token, call);
     if (reason) notes.push(`reason: ${oneLine(reason).slice(0, 200)}`);
     return inUnit(
