@@ -62,21 +62,23 @@ async function section(title, fn) {
   }
 }
 
+/** The table of an in-process section: per-call latency and throughput of each contender. */
+const perCallTable = (rows) =>
+  table(
+    ['contender', 'calls', 'median µs', 'p90 µs', 'p99 µs', 'ops/s'],
+    rows.map((r) => [
+      r.label,
+      r.calls,
+      fmt(r.medianUs, 2),
+      fmt(r.p90Us, 2),
+      fmt(r.p99Us, 1),
+      fmt(r.opsPerSec, 0),
+    ]),
+  );
+
 async function inProcessSection() {
   const rows = await runInProcess(PLAN.inProcess);
-  log(
-    table(
-      ['contender', 'calls', 'median µs', 'p90 µs', 'p99 µs', 'ops/s'],
-      rows.map((r) => [
-        r.label,
-        r.calls,
-        fmt(r.medianUs, 2),
-        fmt(r.p90Us, 2),
-        fmt(r.p99Us, 1),
-        fmt(r.opsPerSec, 0),
-      ]),
-    ),
-  );
+  log(perCallTable(rows));
   const bare = rows.find((r) => r.id === 'bare');
   const gatehouse = rows.find((r) => r.id === 'gatehouse');
   const overheadUs = gatehouse.medianUs - bare.medianUs;
@@ -101,19 +103,7 @@ async function inProcessSection() {
 
 async function telemetrySection() {
   const { rows, skipped } = await runTelemetry(PLAN.inProcess);
-  log(
-    table(
-      ['contender', 'calls', 'median µs', 'p90 µs', 'p99 µs', 'ops/s'],
-      rows.map((r) => [
-        r.label,
-        r.calls,
-        fmt(r.medianUs, 2),
-        fmt(r.p90Us, 2),
-        fmt(r.p99Us, 1),
-        fmt(r.opsPerSec, 0),
-      ]),
-    ),
-  );
+  log(perCallTable(rows));
   if (skipped) log(`  (OpenTelemetry SDK contender skipped: ${skipped})`);
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
   const noopUs = byId.noop.medianUs - byId.absent.medianUs;

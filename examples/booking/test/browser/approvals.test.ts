@@ -5,15 +5,12 @@
  * pager's outbox, booking rows), the pending action's stored status and
  * the audit rows, not only what the page says.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { seededTemplate } from '../fixtures/testApp.js';
-import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
+import { expect, it } from 'vitest';
+import { browserAvailable, describeWithBrowser } from './browser.js';
 import { crossSite } from './crossSite.js';
 import {
   auditRows,
+  browserSuite,
   confirmOf,
   csrfOf,
   openSite,
@@ -29,27 +26,17 @@ import {
 const availability = await browserAvailable();
 
 describeWithBrowser(availability, 'approval by a person in the browser', () => {
-  let browser: TestBrowser;
-  let dir: string;
-  let template: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'booking-browser-'));
-    [browser, template] = await Promise.all([launchBrowser(), seededTemplate(dir)]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   it('sends an approved page exactly once, and the model’s confirm_action gets that result replayed', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'page_technician', PAGE_KIM);
     expect(await pagesSent(site.t)).toBe(0);
     const waiting = await confirmOf(model, asked.preview);
     expect(waiting.error?.code).toBe('approval_pending');
 
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
     expect(new URL(olivia.url()).pathname).toBe(`/approvals/${asked.id}`);
     await expect.poll(() => olivia.locator('[data-status]').getAttribute('data-status')).toBe('pending');
     await submit(olivia, 'form[data-action=approve]', 'Approve');
@@ -78,12 +65,12 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('deletes an approved booking once, from the approvals list, and the model gets the deletion replayed', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'delete_booking', { booking_id: 'bk_alan_check' });
     expect(await site.t.count('bookings', "id = 'bk_alan_check'")).toBe(1);
 
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia);
     await submit(olivia, `a[data-approval-id="${asked.id}"]`, asked.id, 'link');
     expect(await olivia.locator('[data-content]').textContent()).toContain('bk_alan_check');
     await submit(olivia, 'form[data-action=approve]', 'Approve');
@@ -101,11 +88,11 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('sends nothing for a rejected action, and the model’s confirm_action answers approval_rejected', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'delete_booking', { booking_id: 'bk_alan_check' });
 
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia);
     await submit(olivia, `a[data-approval-id="${asked.id}"]`, asked.id, 'link');
     await olivia.locator('form[data-action=reject] input[name=reason]').fill('Alan called, keep it.');
     await submit(olivia, 'form[data-action=reject]', 'Reject');
@@ -131,17 +118,17 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('lets nobody else decide: another workspace’s owner, a viewer, a dispatcher who did not ask, a signed-out visitor', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'page_technician', PAGE_KIM);
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
     const shownHash = await olivia
       .locator('form[data-action=approve] input[name=content_hash]')
       .getAttribute('value');
     expect(shownHash).toBeTruthy();
 
     for (const personId of [PEOPLE.gina, PEOPLE.vera, PEOPLE.dan]) {
-      const page = await site.signIn(await browser.person(), personId);
+      const page = await site.signIn(await suite.browser.person(), personId);
       expect(await page.locator(`a[data-approval-id="${asked.id}"]`).count(), personId).toBe(0);
       const opened = await page.goto(asked.approvalUrl);
       expect(opened?.status(), personId).toBe(404);
@@ -156,7 +143,7 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
       }
     }
 
-    const visitor = await (await browser.person()).newPage();
+    const visitor = await (await suite.browser.person()).newPage();
     await visitor.goto(asked.approvalUrl);
     expect(new URL(visitor.url()).pathname).toBe('/signin');
     await postForm(visitor, `/approvals/${asked.id}/approve`, { content_hash: shownHash ?? '' });
@@ -171,10 +158,10 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('refuses the person who asked once they lost the right, sending nothing', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model(PEOPLE.dan);
     const asked = await request(model, 'page_technician', PAGE_KIM);
-    const dan = await site.signIn(await browser.person(), PEOPLE.dan, `/approvals/${asked.id}`);
+    const dan = await site.signIn(await suite.browser.person(), PEOPLE.dan, `/approvals/${asked.id}`);
     const csrf = (await csrfOf(dan)) ?? '';
     const shownHash =
       (await dan.locator('form[data-action=approve] input[name=content_hash]').getAttribute('value')) ?? '';
@@ -193,10 +180,10 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('refuses a replayed approve post after it ran, sending nothing twice', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'page_technician', PAGE_KIM);
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
     const [captured] = await Promise.all([
       olivia.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/approve')),
       submit(olivia, 'form[data-action=approve]', 'Approve'),
@@ -221,10 +208,10 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('refuses an approve form posted from another origin or site, even with the right fields, sending nothing', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'page_technician', PAGE_KIM);
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
     const fields = {
       csrf: (await csrfOf(olivia)) ?? '',
       content_hash:
@@ -251,10 +238,10 @@ describeWithBrowser(availability, 'approval by a person in the browser', () => {
   });
 
   it('voids an approval of content that changed after it was shown: the page shows the new content, nothing old goes out', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const model = await site.model();
     const asked = await request(model, 'page_technician', PAGE_KIM);
-    const olivia = await site.signIn(await browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
+    const olivia = await site.signIn(await suite.browser.person(), PEOPLE.olivia, `/approvals/${asked.id}`);
     const content = olivia.locator('[data-content]');
     expect(await content.textContent()).toContain('Ada Lovelace');
     const oldFields = {

@@ -3,16 +3,12 @@
  * the sign-in return path, one-time sign-in links, sign-out, and the injection canary of I16 in
  * every field the pages show, which must render as text and run nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createSignInLink } from '../../src/pages/index.js';
-import { seededTemplate } from '../fixtures/testApp.js';
-import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
+import { browserAvailable, describeWithBrowser } from './browser.js';
 import { canaryReport, canaryText, visibleText } from './canary.js';
-import { fillSignIn, openSite, PAGE_KIM, PEOPLE, pagesSent, request, submit } from './site.js';
+import { browserSuite, fillSignIn, openSite, PAGE_KIM, PEOPLE, pagesSent, request, submit } from './site.js';
 
 const availability = await browserAvailable();
 
@@ -43,22 +39,12 @@ async function expectInert(page: Page, tags: readonly string[]): Promise<void> {
 }
 
 describeWithBrowser(availability, 'the operator pages in the browser', () => {
-  let browser: TestBrowser;
-  let dir: string;
-  let template: string;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'booking-browser-'));
-    [browser, template] = await Promise.all([launchBrowser(), seededTemplate(dir)]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   it('brings a signed-out person who follows an approval link to that action after one sign-in', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const asked = await request(await site.model(), 'page_technician', PAGE_KIM);
-    const page = await (await browser.person()).newPage();
+    const page = await (await suite.browser.person()).newPage();
     await page.goto(asked.approvalUrl);
     const signInUrl = new URL(page.url());
     expect(signInUrl.pathname).toBe('/signin');
@@ -73,10 +59,10 @@ describeWithBrowser(availability, 'the operator pages in the browser', () => {
   });
 
   it('lands on /approvals of the product when the return path points off-site', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const { email, password } = await site.credentialsOf(PEOPLE.olivia);
     for (const target of OFF_SITE_RETURNS) {
-      const context = await browser.person();
+      const context = await suite.browser.person();
       const page = await context.newPage();
       await page.goto(`${site.origin}/signin?return=${encodeURIComponent(target)}`);
       await fillSignIn(page, email, password);
@@ -86,16 +72,16 @@ describeWithBrowser(availability, 'the operator pages in the browser', () => {
   });
 
   it('signs in once with a one-time link, which then answers that it is used', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const link = await createSignInLink(site.t.app, PEOPLE.olivia);
     expect(new URL(link).origin).toBe(site.origin);
-    const first = await (await browser.person()).newPage();
+    const first = await (await suite.browser.person()).newPage();
     await first.goto(link);
     expect(first.url()).toBe(`${site.origin}/approvals`);
     expect(await first.locator('[data-person]').textContent()).toBe('Olivia Owner');
     expect(await site.t.count('sessions', 'person_id = ?', PEOPLE.olivia)).toBe(1);
 
-    const second = await (await browser.person()).newPage();
+    const second = await (await suite.browser.person()).newPage();
     const again = await second.goto(link);
     expect(again?.status()).toBe(404);
     expect(await second.locator('form[data-form=signout]').count()).toBe(0);
@@ -105,8 +91,8 @@ describeWithBrowser(availability, 'the operator pages in the browser', () => {
   });
 
   it('signs out from the header: the session ends and every page asks to sign in again', async () => {
-    await using site = await openSite(template);
-    const page = await site.signIn(await browser.person(), PEOPLE.olivia, '/tokens');
+    await using site = await openSite(suite.template);
+    const page = await site.signIn(await suite.browser.person(), PEOPLE.olivia, '/tokens');
     expect(new URL(page.url()).pathname).toBe('/tokens');
     expect(await site.t.count('sessions', 'person_id = ?', PEOPLE.olivia)).toBe(1);
     await submit(page, 'form[data-form=signout]', 'Sign out');
@@ -119,7 +105,7 @@ describeWithBrowser(availability, 'the operator pages in the browser', () => {
   });
 
   it('shows the injection canary as text in every field, and runs none of it (I16)', async () => {
-    await using site = await openSite(template);
+    await using site = await openSite(suite.template);
     const { t } = site;
     await t.exec("UPDATE customers SET name = ? WHERE id IN ('cu_ada', 'cu_alan')", canaryText('customer'));
     await t.exec("UPDATE technicians SET name = ? WHERE id = 'te_kim'", canaryText('technician'));
@@ -129,7 +115,7 @@ describeWithBrowser(availability, 'the operator pages in the browser', () => {
     const paging = await request(model, 'page_technician', { ...PAGE_KIM, message: canaryText('note') });
     const deleting = await request(model, 'delete_booking', { booking_id: 'bk_alan_check' });
 
-    const page = await site.signIn(await browser.person(), PEOPLE.olivia);
+    const page = await site.signIn(await suite.browser.person(), PEOPLE.olivia);
     await expectInert(page, ['person', 'workspace', 'technician', 'customer']);
 
     await page.goto(paging.approvalUrl);

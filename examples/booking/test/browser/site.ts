@@ -1,12 +1,36 @@
 // The booking product served on a loopback port for browser tests: people
 // signed in through the real sign-in form, the model's MCP client, and the
 // rows tests assert on (pending actions, outbox, audit).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RawHttpClient } from '@gatehousejs/testing';
 import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Structured } from '../fixtures/clients.js';
 import { rawClient, structured } from '../fixtures/raw.js';
-import { type TestApp, testApp } from '../fixtures/testApp.js';
+import { seededTemplate, type TestApp, testApp } from '../fixtures/testApp.js';
+import { launchBrowser, type TestBrowser } from './browser.js';
+
+/** What a describe block of browser tests shares: one browser and one seeded database to copy. */
+export interface BrowserSuite {
+  readonly browser: TestBrowser;
+  readonly template: string;
+}
+
+/** Starts a browser and seeds a template before the block's tests; closes and removes both after. */
+export function browserSuite(): BrowserSuite {
+  const suite: { browser?: TestBrowser; template?: string; dir?: string } = {};
+  beforeAll(async () => {
+    suite.dir = mkdtempSync(join(tmpdir(), 'booking-browser-'));
+    [suite.browser, suite.template] = await Promise.all([launchBrowser(), seededTemplate(suite.dir)]);
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    if (suite.dir) rmSync(suite.dir, { recursive: true, force: true });
+  });
+  return suite as BrowserSuite;
+}
 
 /** The seeded people the browser tests sign in as. */
 export const PEOPLE = {
