@@ -6,8 +6,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpReply } from '@gatehousejs/testing';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../../../packages/stores/test/fixtures/postgres.js';
+import { createBookingApp } from '../../src/app.js';
 import { codeOf, rawClient, structured } from '../fixtures/raw.js';
 import { type Cluster, removeBundles, startCluster } from './cluster.js';
 import {
@@ -57,7 +59,9 @@ describe.skipIf(!available)('three replicas on one PostgreSQL database', () => {
     removeBundles();
   });
 
-  exactlyOnce(() => ({ cluster, client, count }));
+  const product = () =>
+    createBookingApp({ databaseUrl: database.url, seed: false, logger: pino({ level: 'silent' }) });
+  exactlyOnce(() => ({ cluster, client, count, product }));
 
   it('keeps every acknowledged write when a replica is killed under load; retries create nothing twice', async () => {
     const victim = cluster.replicas[0]!;

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type HttpReply, RawHttpClient } from '@gatehousejs/testing';
 import { Temporal } from 'temporal-polyfill';
 import { expect, it } from 'vitest';
+import type { BookingApp } from '../../src/app.js';
 import { codeOf, structured } from '../fixtures/raw.js';
 import { berlin } from '../fixtures/testApp.js';
 import type { Cluster } from './cluster.js';
@@ -237,6 +238,57 @@ export interface ScenarioContext {
   readonly cluster: Cluster;
   readonly client: (i: number) => RawHttpClient;
   readonly count: Count;
+  /** Opens the product on the same database in this process, for a person's decisions on its page. */
+  readonly product: () => Promise<BookingApp>;
+}
+
+/**
+ * A person's action across processes (I9): a 2026-07-28 client that declares
+ * URL elicitation asks replica 0, a person approves on the product (this
+ * process), and the client's retry with the request state reaches replica 1:
+ * it answers the stored outcome, and the booking is deleted once.
+ */
+export async function approvalAcrossReplicas(context: ScenarioContext) {
+  const { cluster, client, count } = context;
+  const created = await client(0).callTool('create_booking', createArgs(34, '13:00'), { id: 1 });
+  const bookingId = bookingIdOf(created);
+  expect(bookingId).toBeDefined();
+  const token = await cluster.mint();
+  const eliciting = (i: number) =>
+    new RawHttpClient({
+      url: cluster.at(i).url,
+      era: '2026-07-28',
+      capabilities: { elicitation: { url: {} } },
+      headers: { authorization: `Bearer ${token}` },
+      timeoutMs: 30_000,
+    });
+  const args = { booking_id: bookingId };
+  const first = (await eliciting(0).callTool('delete_booking', args)).result as Record<string, unknown>;
+  expect(first.resultType).toBe('input_required');
+  const state = String(first.requestState);
+  const product = await context.product();
+  try {
+    const approver = await product.approverFor('ws_acme', 'p_olivia');
+    const approvals = product.mcp.approvals!;
+    const view = await approvals.view(state, approver!);
+    expect((await approvals.approve(state, approver!, { contentHash: view!.contentHash! })).outcome).toBe(
+      'executed',
+    );
+  } finally {
+    await product.close();
+  }
+  const retry = {
+    name: 'delete_booking',
+    arguments: args,
+    requestState: state,
+    inputResponses: { approval: { action: 'accept' } },
+  };
+  const answered = await eliciting(1).request('tools/call', retry);
+  const result = (answered.result as { structuredContent: { status: string; replayed?: boolean } })
+    .structuredContent;
+  expect(result).toMatchObject({ status: 'ok', replayed: true });
+  expect(await count('SELECT count(*) AS n FROM bookings WHERE id = $1', bookingId)).toBe(0);
+  expect(await count("SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'delete_booking'")).toBe(1);
 }
 
 /** Registers the exactly-once scenarios every engine must pass, against `context()`. */
@@ -261,6 +313,11 @@ export function exactlyOnce(context: () => ScenarioContext): void {
     const { cluster } = context();
     return sharedBucket(clientsFor(cluster, await cluster.mint()));
   }, 60_000);
+  it(
+    'answers a retry on another replica with the outcome a person approved in a third process, deleting once',
+    () => approvalAcrossReplicas(context()),
+    60_000,
+  );
   it('refuses on every replica once the global switch is on', () => {
     const { cluster, client } = context();
     return globalSwitch(cluster, client);

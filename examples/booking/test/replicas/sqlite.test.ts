@@ -12,8 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHILD_ENV } from '../../../../test/childBundle.js';
+import { createBookingApp } from '../../src/app.js';
 import { codeOf, structured } from '../fixtures/raw.js';
 import { type Cluster, removeBundles, startCluster } from './cluster.js';
 import {
@@ -59,7 +61,8 @@ describe('three replicas on one SQLite file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  exactlyOnce(() => ({ cluster, client, count }));
+  const product = () => createBookingApp({ file, seed: false, logger: pino({ level: 'silent' }) });
+  exactlyOnce(() => ({ cluster, client, count, product }));
 
   it('keeps reads answering while another process holds the write lock for 8 s', async () => {
     const holder = spawn(
