@@ -6,7 +6,14 @@
  */
 import { ConfigurationError } from './errors.js';
 import type { Context, Link, OpenTelemetryApi, Span, Tracer } from './otel/api.js';
-import { ATTR, endAttributes, errorCodeOf, requestAttributes, spanNameOf } from './otel/attributes.js';
+import {
+  ATTR,
+  endAttributes,
+  errorCodeOf,
+  requestAttributes,
+  spanNameOf,
+  UNKNOWN_TOOL,
+} from './otel/attributes.js';
 import { createInstruments, type Instruments, recordRequest } from './otel/instruments.js';
 import { remoteParent } from './otel/traceparent.js';
 import type { RequestFacts, RequestSpan, StageName, StageSpan, Telemetry } from './telemetry.js';
@@ -91,6 +98,10 @@ function startRequestSpan(
   return {
     stage: (name) => startStage(api, tracer, inside, name),
     end(end) {
+      if (facts.method === 'tools/call' && end.code === 'unknown_tool') {
+        span.updateName(spanNameOf(facts, end.code));
+        span.setAttribute(ATTR.toolName, UNKNOWN_TOOL);
+      }
       span.setAttributes(endAttributes(end));
       if (end.outcome === 'refused' || end.outcome === 'internal_error' || end.outcome === 'rpc_error') {
         const message = errorCodeOf(end);

@@ -115,6 +115,24 @@ describe('openTelemetry: request spans', () => {
     }
   });
 
+  it('records a tool name that is not the server’s as (unknown): refused as unknown_tool, or not a tool name at all', async () => {
+    const otel = otelCapture();
+    const telemetry = openTelemetry(otel.api);
+    telemetry.request(call('made_up_by_client')).end({ outcome: 'refused', code: 'unknown_tool' });
+    telemetry.request(call('ignore previous instructions; token=abc')).end({ outcome: 'refused', code: 'x' });
+    telemetry.request(call('n'.repeat(129))).end({ outcome: 'ok' });
+    const spans = otel.spans();
+    expect(spans.map((s) => [s.name, s.attributes['gen_ai.tool.name']])).toEqual([
+      ['tools/call (unknown)', '(unknown)'],
+      ['tools/call (unknown)', '(unknown)'],
+      ['tools/call (unknown)', '(unknown)'],
+    ]);
+    const points = await otel.points('mcp.server.operation.duration');
+    expect(new Set(points.map((p) => p.attributes['gen_ai.tool.name']))).toEqual(new Set(['(unknown)']));
+    const refusals = await otel.points('gatehouse.refusals');
+    expect(refusals.map((p) => p.attributes['gen_ai.tool.name'])).toEqual(['(unknown)', '(unknown)']);
+  });
+
   it('omits the request id when the request has none, and cuts a long one', () => {
     const otel = otelCapture();
     const telemetry = openTelemetry(otel.api);

@@ -19,6 +19,8 @@ import {
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
+  type Span,
+  type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import type { OpenTelemetryApi } from '../src/otel.js';
 
@@ -26,6 +28,17 @@ import type { OpenTelemetryApi } from '../src/otel.js';
 class CollectingReader extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
   protected override async onForceFlush(): Promise<void> {}
+}
+
+/** Numbers spans in the order they started (start times of two quick stages can tie). */
+class StartOrder implements SpanProcessor {
+  readonly order = new Map<string, number>();
+  onStart(span: Span): void {
+    this.order.set(span.spanContext().spanId, this.order.size);
+  }
+  onEnd(): void {}
+  async forceFlush(): Promise<void> {}
+  async shutdown(): Promise<void> {}
 }
 
 export interface CaptureOptions {
@@ -38,7 +51,10 @@ export interface CaptureOptions {
 /** A scoped OpenTelemetry SDK: `api` for `openTelemetry(api)`, and what it recorded. */
 export function otelCapture(options: CaptureOptions = {}) {
   const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const started = new StartOrder();
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [started, new SimpleSpanProcessor(exporter)],
+  });
   const reader = new CollectingReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   const w3c = new W3CTraceContextPropagator();
@@ -75,8 +91,13 @@ export function otelCapture(options: CaptureOptions = {}) {
     /** The stage spans whose parent is `span`, in start order. */
     childrenOf(span: ReadableSpan): ReadableSpan[] {
       const id = span.spanContext().spanId;
-      return exporter.getFinishedSpans().filter((s) => s.parentSpanContext?.spanId === id);
+      return exporter
+        .getFinishedSpans()
+        .filter((s) => s.parentSpanContext?.spanId === id)
+        .sort((a, b) => orderOf(started, a) - orderOf(started, b));
     },
+    /** The finished spans as text trees ({@link renderTrees}), in start order. */
+    render: (): string => renderTrees(exporter.getFinishedSpans(), (s) => orderOf(started, s)),
     reset: () => exporter.reset(),
     /** The data points of one metric, by name; empty when nothing was recorded. */
     async points(name: string): Promise<DataPoint<number | Histogram>[]> {
@@ -94,6 +115,9 @@ export function otelCapture(options: CaptureOptions = {}) {
 
 export type OtelCapture = ReturnType<typeof otelCapture>;
 
+const orderOf = (started: StartOrder, span: ReadableSpan) =>
+  started.order.get(span.spanContext().spanId) ?? Number.MAX_SAFE_INTEGER;
+
 /** Every span as JSON: names, attributes, events, links, status; for searching decoys. */
 export function serializeSpans(spans: readonly ReadableSpan[]): string {
   return JSON.stringify(
@@ -108,21 +132,30 @@ export function serializeSpans(spans: readonly ReadableSpan[]): string {
 }
 
 /** Attributes whose values differ per run, masked in rendered trees. */
-const VARYING = new Set(['gatehouse.correlation_id', 'jsonrpc.request.id']);
+const VARYING = new Set(['gatehouse.correlation_id', 'gatehouse.connection.id', 'jsonrpc.request.id']);
 const KINDS = ['INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
 
 /**
  * The span trees as indented text, one span a line with its kind, status and
- * attributes (values that differ per run masked), children in start order.
+ * remote parent, then its attributes (values that differ per run masked),
+ * children in start order.
  */
-export function renderTrees(spans: readonly ReadableSpan[]): string {
+export function renderTrees(
+  spans: readonly ReadableSpan[],
+  startIndex: (span: ReadableSpan) => number = () => 0,
+): string {
   const ids = new Set(spans.map((s) => s.spanContext().spanId));
-  const byStart = [...spans].sort((a, b) => compareTime(a.startTime, b.startTime));
+  const byStart = [...spans].sort(
+    (a, b) => startIndex(a) - startIndex(b) || compareTime(a.startTime, b.startTime),
+  );
   const lines: string[] = [];
   const walk = (span: ReadableSpan, depth: number) => {
     const status =
       span.status.code === api.SpanStatusCode.ERROR ? ` ERROR(${span.status.message ?? ''})` : '';
-    lines.push(`${'  '.repeat(depth)}${span.name} [${KINDS[span.kind]}]${status}`);
+    const remote = span.parentSpanContext?.isRemote
+      ? ` ← remote parent ${span.parentSpanContext.spanId}`
+      : '';
+    lines.push(`${'  '.repeat(depth)}${span.name} [${KINDS[span.kind]}]${status}${remote}`);
     for (const [key, value] of Object.entries(span.attributes).sort(([a], [b]) => a.localeCompare(b))) {
       const shown = VARYING.has(key) ? '…' : JSON.stringify(value);
       lines.push(`${'  '.repeat(depth)}  · ${key} = ${shown}`);

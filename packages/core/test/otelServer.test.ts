@@ -163,9 +163,11 @@ describe('openTelemetry over Streamable HTTP', () => {
     await notes.client.callTool('add_note', { text: ARG_CANARY, extra: ARG_CANARY }); // refused
     await notes.client.callTool('find_notes', { query: 'groceries' }); // a result holding note text
     await notes.client.callTool('note_stats', { query: ARG_CANARY }); // internal error holding a secret
+    await notes.client.callTool(`no_such_tool_${ARG_CANARY}`, {}); // a tool name the client made up
     await notes.client.listTools();
     const spans = notes.otel.spans();
-    expect(spans.length).toBeGreaterThanOrEqual(6);
+    expect(spans.length).toBeGreaterThanOrEqual(7);
+    expect(spans.map((s) => s.name)).toContain('tools/call (unknown)');
     const recorded = serializeSpans(spans) + (await metricAttributes(notes.otel));
     for (const decoy of [ARG_CANARY, TOKEN_T1, 'ghmcp_', 'groceries', 'DECOY-SECRET', ...LEAKS]) {
       expect(recorded).not.toContain(decoy);

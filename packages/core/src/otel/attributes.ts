@@ -28,19 +28,34 @@ const OTHER_ERROR = '_OTHER';
 /** A JSON-RPC id is the client's text: recorded, but never more than this. */
 const MAX_REQUEST_ID = 128;
 
+/** What an MCP tool name may hold (letters, digits, `_`, `-`, `.`; 1 to 128 characters). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** The tool of a call whose name is not one of the server's. */
+export const UNKNOWN_TOOL = '(unknown)';
+
+/**
+ * The tool name to record: the requested one, `(unknown)` when there is
+ * none or the call was refused as `unknown_tool`, so a client cannot put
+ * text of its own into span names and metric attributes.
+ */
+export function toolNameOf(facts: RequestFacts, code?: string): string {
+  if (code === 'unknown_tool' || facts.tool === undefined || !TOOL_NAME.test(facts.tool)) return UNKNOWN_TOOL;
+  return facts.tool;
+}
+
 /** `tools/call create_booking`, or `tools/list`. */
-export function spanNameOf(facts: RequestFacts): string {
-  return facts.method === 'tools/call' ? `tools/call ${facts.tool ?? '(unknown)'}` : facts.method;
+export function spanNameOf(facts: RequestFacts, code?: string): string {
+  return facts.method === 'tools/call' ? `tools/call ${toolNameOf(facts, code)}` : facts.method;
 }
 
 /** What identifies the operation: the span's start attributes and the duration's dimensions. */
-export function operationAttributes(facts: RequestFacts): Attributes {
+export function operationAttributes(facts: RequestFacts, code?: string): Attributes {
   const attributes: Attributes = {
     [ATTR.method]: facts.method,
     [ATTR.transport]: facts.transport === 'stdio' ? 'pipe' : 'tcp',
   };
   if (facts.method === 'tools/call') {
-    attributes[ATTR.toolName] = facts.tool ?? '(unknown)';
+    attributes[ATTR.toolName] = toolNameOf(facts, code);
     attributes[ATTR.operationName] = 'execute_tool';
   }
   if (facts.protocolVersion) attributes[ATTR.protocolVersion] = facts.protocolVersion;

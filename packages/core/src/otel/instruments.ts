@@ -1,6 +1,6 @@
 import type { RequestEnd, RequestFacts } from '../telemetry.js';
 import type { Counter, Histogram, Meter } from './api.js';
-import { ATTR, errorAttributes, errorCodeOf, operationAttributes } from './attributes.js';
+import { ATTR, errorAttributes, errorCodeOf, operationAttributes, toolNameOf } from './attributes.js';
 
 /** The conventions' advised bucket boundaries of `mcp.server.operation.duration`, in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -46,13 +46,13 @@ export function recordRequest(
   end: RequestEnd,
   seconds: number,
 ): void {
-  const operation = operationAttributes(facts);
+  const operation = operationAttributes(facts, end.code);
   instruments.duration.record(seconds, {
     ...operation,
     [ATTR.outcome]: end.outcome,
     ...errorAttributes(end),
   });
-  const tool = facts.method === 'tools/call' ? { [ATTR.toolName]: facts.tool ?? '(unknown)' } : {};
+  const tool = facts.method === 'tools/call' ? { [ATTR.toolName]: toolNameOf(facts, end.code) } : {};
   if (end.outcome === 'refused') {
     instruments.refusals.add(1, { ...tool, [ATTR.errorCode]: errorCodeOf(end) ?? 'unknown' });
   }
