@@ -5,12 +5,14 @@ import { UsageError } from './config.js';
 /** The OpenTelemetry SDK the server started, and the hooks its MCP server reports to. */
 export interface BookingTelemetry {
   readonly telemetry: Telemetry;
-  /** Exports what is still buffered and stops the SDK; call it once, on exit. */
+  /** Exports what is still buffered and stops the SDK, within 5 s; call it on exit. */
   shutdown(): Promise<void>;
 }
 
 /** The version the booking server reports as its instrumentation scope. */
 const VERSION = '0.1.0';
+/** The longest exit waits for the last export (a collector that does not answer must not hold it). */
+const SHUTDOWN_TIMEOUT_MS = 5_000;
 
 /**
  * Starts the OpenTelemetry Node SDK with OTLP/HTTP (JSON) exporters for
@@ -49,10 +51,15 @@ export async function startTelemetry(
   return {
     telemetry: openTelemetry(api, { version: VERSION }),
     shutdown: () => {
-      stopped ??= sdk.shutdown().catch(() => undefined);
+      stopped ??= Promise.race([sdk.shutdown().catch(() => undefined), delay(SHUTDOWN_TIMEOUT_MS)]);
       return stopped;
     },
   };
+}
+
+/** Resolves after `ms` without keeping the process alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function isHttpUrl(raw: string): boolean {

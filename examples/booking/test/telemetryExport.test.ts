@@ -42,15 +42,20 @@ interface Received {
   readonly body: string;
 }
 
-/** An OTLP/HTTP receiver on loopback that keeps every request body and answers 200. */
-async function receiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+/**
+ * An OTLP/HTTP receiver on loopback that keeps every request body and answers 200,
+ * or, `silent`, never answers (a collector that hangs).
+ */
+async function receiver(
+  silent = false,
+): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      if (!silent) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,7 +63,11 @@ async function receiver(): Promise<{ url: string; received: Received[]; close():
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -186,6 +195,22 @@ describe('the booking server process with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       const everything = otlp.received.map((r) => r.body).join('\n');
       expect(everything).not.toContain(server.token);
       for (const value of [ARG_DECOY, 'cu_ada', 'te_ravi', id]) expect(everything).not.toContain(value);
+    } finally {
+      await otlp.close();
+    }
+  });
+
+  it('exits within its 5 s export bound when the collector never answers', async () => {
+    const otlp = await receiver(true);
+    try {
+      const server = await start('hanging', { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url });
+      await createBooking(server);
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      const waited = Date.now() - signalled;
+      expect(waited).toBeLessThan(8_000); // the exporter alone would wait 10 s
+      expect(otlp.received.some((r) => r.path === '/v1/traces')).toBe(true);
     } finally {
       await otlp.close();
     }
