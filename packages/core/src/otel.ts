@@ -44,7 +44,7 @@ const SCOPE = '@gatehousejs/core';
  *
  * @example
  * import * as api from '@opentelemetry/api';
- * const server = createServer(gh, { tools, telemetry: openTelemetry(api) });
+ * const server = gh.createServer({ name: 'notes', version: '1.0.0', tools, authenticate, telemetry: openTelemetry(api) });
  */
 export function openTelemetry(api: OpenTelemetryApi, options: OpenTelemetryOptions = {}): Telemetry {
   checkApi(api);
