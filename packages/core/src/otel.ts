@@ -12,6 +12,7 @@ import {
   errorCodeOf,
   requestAttributes,
   spanNameOf,
+  transportOf,
   UNKNOWN_TOOL,
 } from './otel/attributes.js';
 import { createInstruments, type Instruments, recordRequest } from './otel/instruments.js';
@@ -37,8 +38,8 @@ const SCOPE = '@gatehousejs/core';
  * API: one SERVER span per `tools/call` (`tools/call <tool>`) and
  * `tools/list`, parented on the client's `params._meta.traceparent`; an
  * INTERNAL span per stage with its decision; the `mcp.server.operation.duration`
- * histogram and counters of refusals, replays, previews, confirmations and
- * approvals. Records names, codes, decisions and public ids only: never
+ * histogram and counters of refusals, replays, previews, confirmations,
+ * approvals and requests refused at admission. Records names, codes, decisions and public ids only: never
  * argument values, results, tokens or secrets. Throws a configuration error
  * when `api` is not the `@opentelemetry/api` module.
  *
@@ -55,6 +56,13 @@ export function openTelemetry(api: OpenTelemetryApi, options: OpenTelemetryOptio
     request: (facts) => startRequestSpan(api, tracer, instruments, facts),
     approval(outcome, tool) {
       instruments.approvals.add(1, { [ATTR.approvalOutcome]: outcome, [ATTR.toolName]: tool });
+    },
+    refused({ status, step, transport }) {
+      instruments.admissionRefusals.add(1, {
+        [ATTR.refusalStatus]: status,
+        [ATTR.refusalStep]: step,
+        [ATTR.transport]: transportOf(transport),
+      });
     },
   };
 }

@@ -326,6 +326,26 @@ describe('openTelemetry: metrics', () => {
     ]);
   });
 
+  it('counts requests refused before any tool ran by status, step and transport', async () => {
+    const otel = otelCapture();
+    const telemetry = openTelemetry(otel.api);
+    telemetry.refused?.({ status: 401, step: 'bearer', transport: 'http' });
+    telemetry.refused?.({ status: 401, step: 'bearer', transport: 'http' });
+    telemetry.refused?.({ status: 400, step: 'request', transport: 'stdio' });
+    const points = await otel.points('gatehouse.admission.refusals');
+    expect(points.map((p) => [p.attributes, p.value])).toEqual([
+      [
+        { 'gatehouse.refusal.status': 401, 'gatehouse.refusal.step': 'bearer', 'network.transport': 'tcp' },
+        2,
+      ],
+      [
+        { 'gatehouse.refusal.status': 400, 'gatehouse.refusal.step': 'request', 'network.transport': 'pipe' },
+        1,
+      ],
+    ]);
+    expect(otel.spans()).toEqual([]);
+  });
+
   it('creates its instruments once, however many requests it serves', () => {
     const otel = otelCapture();
     const created: string[] = [];
@@ -349,6 +369,7 @@ describe('openTelemetry: metrics', () => {
     const telemetry = openTelemetry(counting);
     for (let i = 0; i < 5; i++) telemetry.request(call('add_note')).end({ outcome: 'replayed' });
     expect(created.sort()).toEqual([
+      'gatehouse.admission.refusals',
       'gatehouse.approvals',
       'gatehouse.confirmations',
       'gatehouse.previews',

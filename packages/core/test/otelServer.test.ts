@@ -156,6 +156,29 @@ describe('openTelemetry over Streamable HTTP', () => {
     expect(span.parentSpanContext?.spanId).toBe(PARENT_ID);
   });
 
+  it('counts a request with a wrong token as refused at admission, with no span and no token', async () => {
+    await using notes = await servedNotes();
+    const stranger = new RawHttpClient({
+      url: notes.client.url,
+      era: '2026-07-28',
+      headers: { authorization: 'Bearer ghmcp_wrong_0000' },
+    });
+    expect((await stranger.callTool('add_note', { text: 'x' })).status).toBe(401);
+    expect(notes.otel.spans()).toEqual([]);
+    const points = await notes.otel.points('gatehouse.admission.refusals');
+    expect(points.map((p) => [p.attributes, p.value])).toEqual([
+      [
+        {
+          'gatehouse.refusal.status': 401,
+          'gatehouse.refusal.step': 'credential',
+          'network.transport': 'tcp',
+        },
+        1,
+      ],
+    ]);
+    expect(await metricAttributes(notes.otel)).not.toContain('ghmcp_');
+  });
+
   it('records no argument value, result, token or secret in any span, event or metric', async () => {
     await using notes = await servedNotes();
     await notes.client.callTool('add_note', { text: ARG_CANARY }, { meta: { traceparent: TRACEPARENT } });

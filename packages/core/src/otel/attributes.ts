@@ -19,6 +19,8 @@ export const ATTR = {
   stage: 'gatehouse.stage',
   decision: 'gatehouse.decision',
   approvalOutcome: 'gatehouse.approval.outcome',
+  refusalStep: 'gatehouse.refusal.step',
+  refusalStatus: 'gatehouse.refusal.status',
 } as const;
 
 /** `error.type` of a tool result with `isError: true`, as the conventions name it. */
@@ -48,11 +50,14 @@ export function spanNameOf(facts: RequestFacts, code?: string): string {
   return facts.method === 'tools/call' ? `tools/call ${toolNameOf(facts, code)}` : facts.method;
 }
 
+/** `network.transport` of a Gatehouse transport, as the conventions name it. */
+export const transportOf = (transport: 'http' | 'stdio'): string => (transport === 'stdio' ? 'pipe' : 'tcp');
+
 /** What identifies the operation: the span's start attributes and the duration's dimensions. */
 export function operationAttributes(facts: RequestFacts, code?: string): Attributes {
   const attributes: Attributes = {
     [ATTR.method]: facts.method,
-    [ATTR.transport]: facts.transport === 'stdio' ? 'pipe' : 'tcp',
+    [ATTR.transport]: transportOf(facts.transport),
   };
   if (facts.method === 'tools/call') {
     attributes[ATTR.toolName] = toolNameOf(facts, code);

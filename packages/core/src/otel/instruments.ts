@@ -13,6 +13,7 @@ export interface Instruments {
   readonly previews: Counter;
   readonly confirmations: Counter;
   readonly approvals: Counter;
+  readonly admissionRefusals: Counter;
 }
 
 /** Creates the histogram and the counters on the host's meter. */
@@ -35,6 +36,11 @@ export function createInstruments(meter: Meter): Instruments {
     approvals: meter.createCounter('gatehouse.approvals', {
       description: "A person's decisions on pending actions, on the host's approval page.",
       unit: '{decision}',
+    }),
+    admissionRefusals: meter.createCounter('gatehouse.admission.refusals', {
+      description:
+        'Requests refused before any tool ran: at admission (401, 403, 503) or as protocol mistakes (400, 413).',
+      unit: '{request}',
     }),
   };
 }
