@@ -144,6 +144,8 @@ export interface GatehouseServer<TRight extends string = string> {
   readonly approvals?: Approvals<TRight> | undefined;
   /** The server's telemetry hooks, for transports to start request spans with. */
   readonly telemetry?: Telemetry | undefined;
+  /** Whether `name` is a tool this server serves (to anyone); transports report others as `(unknown)`. */
+  isTool?(name: string): boolean;
 }
 
 type ToolShape = Pick<ToolDefinition, 'name' | 'effect' | 'requires' | 'guards'>;
@@ -318,6 +320,7 @@ export function createServer<TRight extends string, TServices>(
     logger,
     approvals,
     telemetry: options.telemetry,
+    isTool: (name) => plans.has(name),
     async listTools(connection) {
       return (await visibility.visible(ordered, connection)).map((p) => p.listing);
     },

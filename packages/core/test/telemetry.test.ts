@@ -140,4 +140,30 @@ describe('telemetry: through a transport', () => {
     expect(request?.end?.outcome).toBe('ok');
     expect(request?.ends).toBe(1);
   });
+
+  it('reports a tool name the server does not serve as (unknown), and the 2025 era’s version from its header', async () => {
+    const recorded = recordingTelemetry();
+    const app = notesServer({ telemetry: recorded.telemetry });
+    await using served = await listen(app.server, { onerror: app.onerror });
+    const post = (headers: Record<string, string>, body: object) =>
+      fetch(served.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN_T1}`,
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, ...body }),
+      });
+    await post(
+      { 'mcp-protocol-version': '2025-11-25' },
+      {
+        method: 'tools/call',
+        params: { name: '<script>drop_all', arguments: {} },
+      },
+    );
+    expect(recorded.requests[0]?.facts).toMatchObject({ tool: '(unknown)', protocolVersion: '2025-11-25' });
+    expect(recorded.requests[0]?.end).toMatchObject({ outcome: 'refused', code: 'unknown_tool' });
+  });
 });

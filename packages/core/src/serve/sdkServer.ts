@@ -73,12 +73,18 @@ export function sdkServer<TRight extends string>(
     tool?: string,
   ): RequestFacts => {
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-    const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? sdk.getNegotiatedProtocolVersion();
+    // 2026: the envelope; 2025 with initialize: the negotiated one; stateless 2025 HTTP: the header
+    const version =
+      envelope?.[PROTOCOL_VERSION_META_KEY] ??
+      sdk.getNegotiatedProtocolVersion() ??
+      ctx.http?.req?.headers.get('mcp-protocol-version') ??
+      undefined;
     const traceparent = meta?.traceparent;
     const tracestate = meta?.tracestate;
     return {
       method,
-      tool,
+      // a name the server does not serve is the client's text: never a span name or metric label
+      tool: tool === undefined ? undefined : server.isTool?.(tool) ? tool : '(unknown)',
       requestId: ctx.mcpReq.id,
       protocolVersion: typeof version === 'string' ? version : undefined,
       transport,

@@ -248,7 +248,8 @@ async function callTool<TRight extends string>(
   if (request.params.task) {
     throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
   }
-  const span = startRequest(gatehouse.telemetry, v1Facts('tools/call', request.params._meta, extra, name));
+  const known = gatehouse.isTool?.(name) ? name : '(unknown)';
+  const span = startRequest(gatehouse.telemetry, v1Facts('tools/call', request.params._meta, extra, known));
   const result = await gatehouse.callTool(connection, name, request.params.arguments, {
     requestId: extra.requestId,
     signal: extra.signal,
