@@ -5,7 +5,6 @@
  * every write it acknowledged is in the database file afterwards.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,7 +12,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
+import { bundleChild } from '../../../test/childBundle.js';
+import { type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
 import { berlin } from './fixtures/testApp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,53 +28,13 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly url: URL;
-  readonly token: string;
-  /** The exit code (or the signal that ended the process). */
-  readonly exited: Promise<number | NodeJS.Signals | null>;
-  /** What the process wrote to stdout and stderr so far. */
-  output(): string;
-}
-
 /**
  * Starts `main` on `file` (PORT=0) and reads the MCP URL and demo token from its banner. The drain
  * delay covers connections the busy process has not accepted or read yet when the signal comes:
  * once it stops accepting, those would be reset.
  */
-function start(file: string): Promise<Running> {
-  const child = spawn(process.execPath, [script], {
-    env: {
-      ...process.env,
-      ...CHILD_ENV,
-      BOOKING_DB: file,
-      DATABASE_URL: '', // the SQLite file, even where CI sets DATABASE_URL
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      SHUTDOWN_DRAIN_DELAY_MS: '2000',
-      SHUTDOWN_DEADLINE_MS: '10000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal)),
-  );
-  let out = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before its banner: ${out}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!out.includes('Press Ctrl+C')) return;
-      const url = /MCP URL\s+(\S+)/.exec(out)?.[1] ?? '';
-      const token = /Demo token\s+(\S+)/.exec(out)?.[1] ?? '';
-      resolve({ child, url: new URL(url), token, exited, output: () => out });
-    });
-  });
-}
+const start = (file: string): Promise<RunningBooking> =>
+  spawnBooking(script, file, { SHUTDOWN_DRAIN_DELAY_MS: '2000', SHUTDOWN_DEADLINE_MS: '10000' });
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -158,7 +118,7 @@ function bookingIds(file: string): Set<string> {
 }
 
 /** Runs `body`; a failure carries the end of the server's output, to tell a crash from a refusal. */
-async function withOutput(server: Running, body: () => Promise<void>): Promise<void> {
+async function withOutput(server: RunningBooking, body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
@@ -175,7 +135,7 @@ describe('the booking server process on SIGTERM', () => {
   });
 });
 
-async function burstThenSigterm(server: Running, file: string): Promise<void> {
+async function burstThenSigterm(server: RunningBooking, file: string): Promise<void> {
   expect(await readiness(server.url)).toEqual([200, 'ready']);
 
   const sent = Array.from({ length: 50 }, (_, i) =>

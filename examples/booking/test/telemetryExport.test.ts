@@ -6,7 +6,7 @@
  * metric, exported when the process stops on SIGTERM. Without the variable
  * nothing is sent. No token or argument value is in anything exported.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { RawHttpClient } from '@gatehousejs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
+import { type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
 import { berlin } from './fixtures/testApp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -71,50 +72,12 @@ async function receiver(
   };
 }
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly url: URL;
-  readonly token: string;
-  readonly exited: Promise<number | NodeJS.Signals | null>;
-  output(): string;
-}
-
 /** Starts `main` with `env` on a fresh database file and reads the MCP URL and demo token from its banner. */
-function start(name: string, env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [script], {
-    env: {
-      ...process.env,
-      ...CHILD_ENV,
-      BOOKING_DB: join(dir, `${name}.db`),
-      DATABASE_URL: '',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal)),
-  );
-  let out = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before its banner: ${out}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!out.includes('Press Ctrl+C')) return;
-      const url = /MCP URL\s+(\S+)/.exec(out)?.[1] ?? '';
-      const token = /Demo token\s+(\S+)/.exec(out)?.[1] ?? '';
-      resolve({ child, url: new URL(url), token, exited, output: () => out });
-    });
-  });
-}
+const start = (name: string, env: Record<string, string>): Promise<RunningBooking> =>
+  spawnBooking(script, join(dir, `${name}.db`), { OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env });
 
 /** Books a visit with the demo token, in the trace of `TRACE_ID`; returns the booking's id. */
-async function createBooking(server: Running): Promise<string> {
+async function createBooking(server: RunningBooking): Promise<string> {
   const client = new RawHttpClient({
     url: server.url,
     era: '2026-07-28',
