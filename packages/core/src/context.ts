@@ -20,6 +20,26 @@ export interface Connection<TRight extends string = string> {
   readonly rights: ReadonlySet<TRight>;
   /** A named toolset chosen for this connection (e.g. a compact one for small models), if any. */
   readonly toolset?: string | undefined;
+  /**
+   * OAuth only: what the access token's scopes leave out (I7's step-up
+   * exception). Absent for every other credential: then the rights listed
+   * and the rights callable are both `rights`.
+   */
+  readonly scope?: ConnectionScope<TRight> | undefined;
+}
+
+/**
+ * An OAuth connection's scope facts, set by the authenticator. `rights`
+ * stays what the token may do now (its scopes' rights ∩ the person's live
+ * rights); `listed` is what the person could do with more scopes. A tool
+ * within `listed` but not within `rights` is listed, and calling it over
+ * HTTP answers 403 `insufficient_scope` naming `scopesFor(tool.requires)`.
+ */
+export interface ConnectionScope<TRight extends string = string> {
+  /** The rights `tools/list` lists by: the person's live rights that some declared scope grants. */
+  readonly listed: ReadonlySet<TRight>;
+  /** Names of declared scopes that together grant every right in `rights`; empty when none can. */
+  scopesFor(rights: readonly TRight[]): readonly string[];
 }
 
 /** A credential as presented on a transport. */
@@ -56,6 +76,12 @@ export interface GateRefusal {
    * error code (RFC 6750 §3.1); a bad or unknown credential gets `error="invalid_token"`.
    */
   readonly credentialsMissing?: boolean;
+  /**
+   * For 403 (OAuth step-up, I7): the access token lacks scopes; these are
+   * the scopes that would allow the request. The challenge then says
+   * `error="insufficient_scope"` and names them in `scope`.
+   */
+  readonly insufficientScope?: readonly string[];
 }
 
 /** What a gate check sees of a request. */

@@ -5,11 +5,15 @@ import type { Logger } from './logging.js';
 import { admit } from './serve/admission.js';
 import { byteLimit, readJsonBody, screenMessage } from './serve/body.js';
 import { LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
-import { CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
+import { challengeOptions, type ProtectedResourceOptions } from './serve/oauthMetadata.js';
+import { type ChallengeOptions, CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { refusalLogOf } from './serve/refusalLog.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
+import { stepUpRefusal } from './serve/stepUp.js';
 import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
+
+export type { ProtectedResourceOptions } from './serve/oauthMetadata.js';
 
 export type { UnavailableOptions } from './serve/unavailable.js';
 
@@ -21,8 +25,16 @@ export interface HttpOptions {
   readonly allowedOrigins?: readonly string[];
   /** The tenant named by the transport (URL path or header), for credentials serving several tenants (I3). */
   readonly tenantFrom?: (request: Request) => string | undefined;
-  /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery). */
+  /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery); default the one `oauth` derives. */
   readonly resourceMetadataUrl?: string;
+  /**
+   * This server as an OAuth protected resource (RFC 9728). The 401 challenge
+   * names its metadata URL (`resource_metadata`, the resource's path-suffixed
+   * `/.well-known/oauth-protected-resource…`) and `scopesSupported` (`scope`).
+   * `listen` serves the metadata document; with `createHttpHandler`, mount
+   * `protectedResourceMetadata(oauth).fetch`. Checked up front.
+   */
+  readonly oauth?: ProtectedResourceOptions;
   /**
    * Most bytes of a POST body; a larger one is answered 413 before anything is parsed.
    * Default 1 MiB. The body is read only after the request is admitted.
@@ -65,10 +77,7 @@ export interface GatehouseHttpHandler {
 }
 
 /** The HTTP response for a gate refusal: a JSON-RPC error body, `Retry-After` on 503, `WWW-Authenticate` on 401. */
-export function refusalResponse(
-  refusal: GateRefusal,
-  options: { readonly resourceMetadataUrl?: string } = {},
-): Response {
+export function refusalResponse(refusal: GateRefusal, options: ChallengeOptions = {}): Response {
   const rendered = renderRefusal(refusal, options);
   return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });
 }
@@ -90,7 +99,10 @@ function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Co
  * that fails or is too slow answers 503 with `Retry-After` (`unavailable`). Nothing is cached between requests: every request is
  * authenticated afresh, so rights and switches are live (I4, I6). Only an
  * admitted request's body is read, within `maxBodyBytes` (413 beyond it); a
- * JSON-RPC batch is refused (400) before any of its requests runs.
+ * JSON-RPC batch is refused (400) before any of its requests runs. Under
+ * OAuth, a `tools/call` of a tool listed to the person but outside the
+ * access token's scopes answers 403 `insufficient_scope` (I7) before the SDK
+ * sees it, so the client can step up.
  */
 export function createHttpHandler<TRight extends string>(
   server: GatehouseServer<TRight>,
@@ -106,6 +118,7 @@ export function createHttpHandler<TRight extends string>(
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
   const log = refusalLogOf(options.logger, server);
   const outage = outageOf(options.unavailable, 'createHttpHandler', options.onerror);
+  const challenge = challengeOptions(options, 'createHttpHandler');
   const mcp = createMcpHandler(
     (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), options.onerror, 'http'),
     {
@@ -132,7 +145,7 @@ export function createHttpHandler<TRight extends string>(
       log,
       outage,
     );
-    if ('refusal' in admission) return refusalResponse(admission.refusal, options);
+    if ('refusal' in admission) return refusalResponse(admission.refusal, challenge);
     const { connection } = admission;
     const authInfo: AuthInfo = {
       token: '[redacted]',
@@ -164,6 +177,16 @@ export function createHttpHandler<TRight extends string>(
         id: edge.id,
         error: { code: edge.code, message: edge.message },
       });
+    const stepUp = await stepUpRefusal(server, connection, body.value);
+    if (stepUp) {
+      log.refused({
+        refusal: stepUp,
+        step: 'credential',
+        transport: 'http',
+        clientAddress: options.clientAddress?.(request),
+      });
+      return refusalResponse(stepUp, challenge);
+    }
     return mcp.fetch(request, { authInfo, parsedBody: body.value });
   };
 

@@ -12,6 +12,7 @@ export type {
   AuthDecision,
   Authenticate,
   Connection,
+  ConnectionScope,
   GateCheck,
   GateRefusal,
   GateRequest,
@@ -63,6 +64,8 @@ export {
 export type { InferInput, InputIssue, StandardInput, ToolInput } from './schema/compileInput.js';
 export type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
 export { jsonSchema } from './schema/jsonSchemaInput.js';
+export type { ProtectedResourceMetadata, ProtectedResourceOptions } from './serve/oauthMetadata.js';
+export { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from './serve/oauthMetadata.js';
 export type {
   CallOptions,
   GatehouseServer,

@@ -16,6 +16,7 @@ import {
 } from './serve/drain.js';
 import { HEALTH_PATHS, type HealthOptions, healthEndpoints } from './serve/health.js';
 import { type NodeListener, nodeListener } from './serve/nodeBridge.js';
+import { type ProtectedResourceMetadata, protectedResourceMetadata } from './serve/oauthMetadata.js';
 import { outageOf } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
@@ -73,6 +74,14 @@ export interface ListenOptions extends HttpOptions {
    * before `fetch`, without authentication.
    */
   readonly health?: HealthOptions;
+  /**
+   * With `oauth` (see {@link HttpOptions}), the protected-resource metadata
+   * (RFC 9728) is served at `/.well-known/oauth-protected-resource` and its
+   * path-suffixed forms for the resource's path and `path` (e.g.
+   * `/.well-known/oauth-protected-resource/mcp`): GET and HEAD, JSON,
+   * without authentication, before `fetch`; other methods 405.
+   */
+  readonly oauth?: HttpOptions['oauth'];
 }
 
 /** A listening server and its MCP URL. */
@@ -99,6 +108,22 @@ const notFound = (_request: IncomingMessage, response: ServerResponse): void => 
   response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
 };
 
+/** Answers a metadata request on node:http when `pathname` is one of its paths; false otherwise. */
+function metadataEndpoint(metadata: ProtectedResourceMetadata | undefined) {
+  return (req: IncomingMessage, res: ServerResponse, pathname: string): boolean => {
+    if (!metadata?.paths.includes(pathname)) return false;
+    const answer = metadata.fetch(
+      new Request(new URL(pathname, 'http://localhost'), { method: req.method ?? 'GET' }),
+    );
+    if (!answer) return false;
+    const headers = Object.fromEntries(answer.headers);
+    void answer
+      .text()
+      .then((text) => res.writeHead(answer.status, headers).end(req.method === 'HEAD' ? undefined : text));
+    return true;
+  };
+}
+
 /** The host's handler as a node:http listener; a failure becomes a bare 500 that names no cause. */
 function hostListener(fetch: FetchHandler, onerror: HttpOptions['onerror']): NodeListener {
   const failure = () =>
@@ -121,7 +146,8 @@ function bind(http: NodeHttpServer, port: number, host: string): Promise<void> {
  * endpoint at `path` behind the gate of {@link createHttpHandler}, and every
  * other path through the host's `fetch` handler when one is given (404
  * otherwise). Paths are matched exactly, before any body is read.
- * `/healthz` and `/readyz` are answered first (see `health`);
+ * `/healthz` and `/readyz` are answered first (see `health`), then the OAuth
+ * protected-resource metadata when `oauth` is given;
  * `shutdown()` stops gracefully, `close()` at once.
  *
  * @example
@@ -139,11 +165,16 @@ export async function listen<TRight extends string>(
   }
   const { retryAfterSeconds } = outageOf(options.unavailable, 'listen');
   const health = healthEndpoints(options.health, () => drain.isDraining());
+  const metadata = options.oauth ? protectedResourceMetadata(options.oauth, path, 'listen') : undefined;
+  if (metadata?.paths.includes(path))
+    throw new ConfigurationError(`listen: path ${path} is the OAuth metadata endpoint.`);
+  const wellKnown = metadataEndpoint(metadata);
   const mcp = createNodeListener(server, options);
   const other = options.fetch ? hostListener(options.fetch, options.onerror) : notFound;
   const http = createHttpServer((req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
     if (health(req, res, pathname)) return;
+    if (wellKnown(req, res, pathname)) return;
     if (drain.refused(res, pathname === path)) return;
     drain.track(res);
     void (pathname === path ? mcp : other)(req, res);

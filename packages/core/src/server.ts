@@ -146,6 +146,13 @@ export interface GatehouseServer<TRight extends string = string> {
   readonly telemetry?: Telemetry | undefined;
   /** Whether `name` is a tool this server serves (to anyone); transports report others as `(unknown)`. */
   isTool?(name: string): boolean;
+  /**
+   * OAuth step-up (I7): the scopes that would let `connection` call `name`
+   * when the tool is listed to it but its access token's scopes do not
+   * grant the tool's rights; `undefined` otherwise. HTTP transports answer
+   * such a call 403 `insufficient_scope` before it reaches the pipeline.
+   */
+  stepUpScopes?(connection: Connection<TRight>, name: string): Promise<readonly string[] | undefined>;
 }
 
 type ToolShape = Pick<ToolDefinition, 'name' | 'effect' | 'requires' | 'guards'>;
@@ -321,6 +328,10 @@ export function createServer<TRight extends string, TServices>(
     approvals,
     telemetry: options.telemetry,
     isTool: (name) => plans.has(name),
+    async stepUpScopes(connection, name) {
+      const planned = plans.get(name);
+      return planned ? visibility.stepUp(planned.tool, connection) : undefined;
+    },
     async listTools(connection) {
       return (await visibility.visible(ordered, connection)).map((p) => p.listing);
     },

@@ -14,7 +14,30 @@ export function gateErrorData(refusal: GateRefusal): JsonObject {
   return {
     status: refusal.status,
     ...(refusal.retryAfterSeconds !== undefined ? { retry_after_seconds: refusal.retryAfterSeconds } : {}),
+    ...(refusal.insufficientScope ? { scope: refusal.insufficientScope.join(' ') } : {}),
   };
+}
+
+/** How a transport names its OAuth metadata in challenges. */
+export interface ChallengeOptions {
+  /** `resource_metadata` URL of the Bearer challenge (RFC 9728). */
+  readonly resourceMetadataUrl?: string | undefined;
+  /** Scopes named in a 401 challenge's `scope` (initial guidance to clients). */
+  readonly scopes?: readonly string[] | undefined;
+}
+
+/** The Bearer challenge of a 401, or of a 403 `insufficient_scope`; nothing for other refusals. */
+function challenge(refusal: GateRefusal, options: ChallengeOptions): string | undefined {
+  const metadata = options.resourceMetadataUrl ? `resource_metadata="${options.resourceMetadataUrl}"` : '';
+  if (refusal.status === 403 && refusal.insufficientScope) {
+    const scope = `scope="${refusal.insufficientScope.join(' ')}"`;
+    return ['Bearer error="insufficient_scope"', scope, metadata].filter(Boolean).join(', ');
+  }
+  if (refusal.status !== 401) return undefined;
+  // RFC 6750 §3.1: a request without credentials gets a challenge with no error code.
+  const error = refusal.credentialsMissing ? '' : 'error="invalid_token"';
+  const scope = options.scopes?.length ? `scope="${options.scopes.join(' ')}"` : '';
+  return ['Bearer realm="mcp"', error, scope, metadata].filter(Boolean).join(', ');
 }
 
 /** A gate refusal as an HTTP answer, independent of any HTTP library or SDK. */
@@ -30,23 +53,16 @@ export interface RenderedRefusal {
  * Renders a gate refusal: a JSON-RPC error body (code from {@link GATE_RPC_CODES},
  * the refusal's reason, {@link gateErrorData}), `Retry-After` on 503 (default
  * 60 s) and a Bearer challenge on 401 (`error="invalid_token"` unless the request
- * carried no credentials), with `resource_metadata` when given.
+ * carried no credentials; `scope` when `scopes` are given) and on a 403 for
+ * missing OAuth scopes (`error="insufficient_scope"` with the `scope` that
+ * would allow the request, I7), with `resource_metadata` when given.
  * Every HTTP adapter answers refusals through this one function.
  */
-export function renderRefusal(
-  refusal: GateRefusal,
-  options: { readonly resourceMetadataUrl?: string | undefined } = {},
-): RenderedRefusal {
+export function renderRefusal(refusal: GateRefusal, options: ChallengeOptions = {}): RenderedRefusal {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (refusal.status === 503) headers['retry-after'] = String(refusal.retryAfterSeconds ?? 60);
-  if (refusal.status === 401) {
-    const metadata = options.resourceMetadataUrl
-      ? `, resource_metadata="${options.resourceMetadataUrl}"`
-      : '';
-    // RFC 6750 §3.1: a request without credentials gets a challenge with no error code.
-    const error = refusal.credentialsMissing ? '' : ', error="invalid_token"';
-    headers['www-authenticate'] = `Bearer realm="mcp"${error}${metadata}`;
-  }
+  const bearer = challenge(refusal, options);
+  if (bearer) headers['www-authenticate'] = bearer;
   const error = {
     code: GATE_RPC_CODES[refusal.status],
     message: refusal.reason,

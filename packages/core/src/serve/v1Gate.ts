@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { GateRefusal } from '../context.js';
+import type { Connection, GateRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { Json } from '../json.js';
 import type { Logger } from '../logging.js';
@@ -8,9 +8,11 @@ import type { GatehouseServer } from '../server.js';
 import { admit } from './admission.js';
 import { byteLimit, screenMessage } from './body.js';
 import { LOCAL_HOSTNAMES } from './hostOrigin.js';
+import { challengeOptions, type ProtectedResourceOptions } from './oauthMetadata.js';
 import { internalErrorBody, renderRefusal } from './refusal.js';
 import { refusalLogOf } from './refusalLog.js';
 import { reportTo } from './report.js';
+import { stepUpRefusal } from './stepUp.js';
 import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { CONNECTION_KEY } from './v1Errors.js';
 
@@ -22,8 +24,14 @@ export interface GateMiddlewareOptions {
   readonly allowedOrigins?: readonly string[];
   /** The tenant named by the transport (URL path or header), for credentials serving several tenants (I3). */
   readonly tenantFrom?: (request: IncomingMessage) => string | undefined;
-  /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery). */
+  /** `resource_metadata` URL advertised in `WWW-Authenticate` (OAuth discovery); default the one `oauth` derives. */
   readonly resourceMetadataUrl?: string;
+  /**
+   * This server as an OAuth protected resource (RFC 9728): challenges name
+   * its metadata URL and `scopesSupported`; mount
+   * `protectedResourceMetadata(oauth).fetch` to serve the document.
+   */
+  readonly oauth?: ProtectedResourceOptions;
   /**
    * Most bytes of an admitted POST body; a larger one is answered 413 before
    * anything is parsed. Default 1 MiB. A body a parser already read is not re-measured.
@@ -158,6 +166,7 @@ export function createGateMiddleware<TRight extends string>(
   const allowedOrigins = [...(options.allowedOrigins ?? LOCAL_HOSTNAMES)];
   const log = refusalLogOf(options.logger, gatehouse);
   const outage = outageOf(options.unavailable, 'createGateMiddleware', options.onerror);
+  const challenge = challengeOptions(options, 'createGateMiddleware');
 
   const authOf = async (req: GatedRequest): Promise<AuthInfo | GateRefusal> => {
     const admission = await admit(
@@ -185,19 +194,32 @@ export function createGateMiddleware<TRight extends string>(
     return { ...base, extra: { ...base.extra, [CONNECTION_KEY]: connection } };
   };
 
+  /** OAuth step-up (I7): a `tools/call` the token's scopes do not grant is refused 403 before the transport sees it. */
+  const stepUp = async (req: GatedRequest, auth: AuthInfo): Promise<GateRefusal | undefined> => {
+    const connection = auth.extra?.[CONNECTION_KEY] as Connection<TRight> | undefined;
+    if (!connection || req.method !== 'POST') return undefined;
+    const refusal = await stepUpRefusal(gatehouse, connection, req.body as Json);
+    if (refusal) {
+      const clientAddress = options.clientAddress ? options.clientAddress(req) : req.socket?.remoteAddress;
+      log.refused({ refusal, step: 'credential', transport: 'http', clientAddress });
+    }
+    return refusal;
+  };
+
   return async function gatehouseGate(req, res, next) {
     let admitted: AuthInfo | GateRefusal;
     let body: BodyCheck = { ok: true };
     try {
       admitted = await authOf(req);
       if ('token' in admitted && req.method === 'POST') body = await checkBody(req, maxBodyBytes);
+      if ('token' in admitted && body.ok) admitted = (await stepUp(req, admitted)) ?? admitted;
     } catch (error) {
       reportTo(options.onerror, error);
       res.writeHead(500, { 'content-type': 'application/json' }).end(internalErrorBody());
       return;
     }
     if (!('token' in admitted)) {
-      const rendered = renderRefusal(admitted, options);
+      const rendered = renderRefusal(admitted, challenge);
       res.writeHead(rendered.status, rendered.headers).end(rendered.body);
       return;
     }
