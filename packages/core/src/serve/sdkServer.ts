@@ -59,6 +59,7 @@ export function sdkServer<TRight extends string>(
   };
   /** The request's span, ended here when the answer is a JSON-RPC error (callTool ends it otherwise). */
   const traced = async <T>(span: RequestSpan | undefined, work: () => Promise<T>): Promise<T> => {
+    if (!span) return sealed(work);
     try {
       return await sealed(work);
     } catch (error) {
@@ -93,10 +94,9 @@ export function sdkServer<TRight extends string>(
     };
   };
   sdk.setRequestHandler('tools/list', (request, ctx) => {
-    const span = startRequest(
-      server.telemetry,
-      factsOf(ctx, 'tools/list', ctx.mcpReq._meta ?? request.params?._meta),
-    );
+    const span =
+      server.telemetry &&
+      startRequest(server.telemetry, factsOf(ctx, 'tools/list', ctx.mcpReq._meta ?? request.params?._meta));
     return traced(span, async () => {
       const who = await connection();
       const tools = await server.listTools(who);
@@ -106,10 +106,12 @@ export function sdkServer<TRight extends string>(
   });
   sdk.setRequestHandler('tools/call', (request, ctx) => {
     const name = request.params.name;
-    const span = startRequest(
-      server.telemetry,
-      factsOf(ctx, 'tools/call', ctx.mcpReq._meta ?? request.params._meta, name),
-    );
+    const span =
+      server.telemetry &&
+      startRequest(
+        server.telemetry,
+        factsOf(ctx, 'tools/call', ctx.mcpReq._meta ?? request.params._meta, name),
+      );
     return traced(span, async () => {
       const state = ctx.mcpReq.requestState();
       const result = await server.callTool(await connection(), name, request.params.arguments, {

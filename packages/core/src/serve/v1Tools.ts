@@ -188,7 +188,9 @@ async function listTools<TRight extends string>(
   request: ListToolsRequest,
   extra: V1Extra,
 ): Promise<ListToolsResult> {
-  const span = startRequest(gatehouse.telemetry, v1Facts('tools/list', request.params?._meta, extra));
+  const span =
+    gatehouse.telemetry &&
+    startRequest(gatehouse.telemetry, v1Facts('tools/list', request.params?._meta, extra));
   let own: ListToolsResult['tools'];
   try {
     const connection = await resolve(extra);
@@ -248,8 +250,12 @@ async function callTool<TRight extends string>(
   if (request.params.task) {
     throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
   }
-  const known = gatehouse.isTool?.(name) ? name : '(unknown)';
-  const span = startRequest(gatehouse.telemetry, v1Facts('tools/call', request.params._meta, extra, known));
+  const span =
+    gatehouse.telemetry &&
+    startRequest(
+      gatehouse.telemetry,
+      v1Facts('tools/call', request.params._meta, extra, gatehouse.isTool?.(name) ? name : '(unknown)'),
+    );
   const result = await gatehouse.callTool(connection, name, request.params.arguments, {
     requestId: extra.requestId,
     signal: extra.signal,
