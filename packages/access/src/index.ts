@@ -5,7 +5,7 @@ export { chooseTenant, createCredentials } from './credentials.js';
 export type { TenantChoice } from './internal/connectionFor.js';
 export type { SwitchActor, Switches, SwitchesOptions } from './killSwitch.js';
 export { createSwitches } from './killSwitch.js';
-export type { OAuthOptions, VerifiedAccessToken } from './oauth.js';
+export type { OAuthOptions, ScopeRights, VerifiedAccessToken } from './oauth.js';
 export { oauthAuthenticator } from './oauth.js';
 export type { PeopleSource, Standing } from './people.js';
 export { cachedPeople } from './people.js';
