@@ -346,6 +346,27 @@ describe('the operator pages: sign-in', () => {
     expect(await t.app.switches.tenantAccess('ws_acme')).toBe(true);
   });
 
+  it('refuses a streamed form that passes 16 KiB without a declared length, reading no more than the bound', async () => {
+    await using t = await testApp();
+    const handler = createPagesHandler(t.app);
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new TextEncoder().encode('x'.repeat(4096)));
+      },
+    });
+    const init = {
+      method: 'POST',
+      headers: { origin: 'http://127.0.0.1', 'content-type': 'application/x-www-form-urlencoded' },
+      body: endless,
+      duplex: 'half',
+    };
+    const response = await handler(new Request('http://127.0.0.1/signin', init as RequestInit));
+    expect(response.status).toBe(413);
+    expect(pulled).toBeLessThanOrEqual(6);
+  });
+
   it('escapes every name and label it shows: the injection canary renders as text', async () => {
     await using t = await testApp();
     await t.exec('UPDATE people SET name = ? WHERE id = ?', CANARY, 'p_olivia');

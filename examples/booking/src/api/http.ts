@@ -58,30 +58,35 @@ const MAX_BODY = 64 * 1024;
 
 const tooLarge = () => new ApiError(413, 'body_too_large', 'The request body exceeds 64 KiB.');
 
-/** The body's bytes, refused with 413 as soon as they pass {@link MAX_BODY}. */
-async function readCapped(request: Request): Promise<Uint8Array[]> {
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY) throw tooLarge();
+/**
+ * A request body's bytes, read at most `limit` of them: `undefined` as soon
+ * as it passes the limit (declared or streamed), so a large or endless body
+ * is never held in memory. Shared by the API and the pages' forms.
+ */
+export async function boundedBody(request: Request, limit: number): Promise<Buffer | undefined> {
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return undefined;
   const chunks: Uint8Array[] = [];
-  if (!request.body) return chunks;
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   let size = 0;
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     size += read.value.byteLength;
-    if (size > MAX_BODY) {
+    if (size > limit) {
       await reader.cancel();
-      throw tooLarge();
+      return undefined;
     }
     chunks.push(read.value);
   }
-  return chunks;
+  return Buffer.concat(chunks);
 }
 
 /** Reads a JSON object body (at most 64 KiB); a bad body is a 400. */
 export async function readJson(request: Request): Promise<unknown> {
-  const chunks = await readCapped(request);
-  if (chunks.length === 0) return {};
+  const bytes = await boundedBody(request, MAX_BODY);
+  if (!bytes) throw tooLarge();
+  if (bytes.length === 0) return {};
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body is not valid JSON.');
   }

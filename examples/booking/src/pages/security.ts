@@ -1,5 +1,6 @@
 import { refuseMcpTokens } from '@gatehousejs/access';
 import type { MiddlewareHandler } from 'hono';
+import { boundedBody } from '../api/http.js';
 import type { BookingApp } from '../app.js';
 import { csrfFor, type FormFields, type PageEnv, sameSecret } from './context.js';
 import { PAGE_COOKIE, PRE_SESSION_COOKIE, readCookie } from './cookies.js';
@@ -77,13 +78,10 @@ function fieldsOf(params: URLSearchParams): FormFields {
 export function readForm(app: BookingApp): Step {
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
-    if (Number(c.req.header('content-length') ?? 0) > MAX_FORM_BYTES) {
-      return errorPage(c, 413, 'Too large', 'The form is larger than 16 KiB.');
-    }
-    const text = await c.req.text();
-    if (text.length > MAX_FORM_BYTES)
-      return errorPage(c, 413, 'Too large', 'The form is larger than 16 KiB.');
-    const params = new URLSearchParams(text);
+    // read within the bound, declared or streamed: an endless body is never held in memory
+    const body = await boundedBody(c.req.raw, MAX_FORM_BYTES);
+    if (!body) return errorPage(c, 413, 'Too large', 'The form is larger than 16 KiB.');
+    const params = new URLSearchParams(body.toString('utf8'));
     if ([...params.values()].some((value) => app.credentials.isMcpToken(value))) {
       return errorPage(c, 401, 'Not accepted here', 'MCP tokens are accepted only by the MCP endpoint.');
     }
