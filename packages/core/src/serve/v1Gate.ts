@@ -144,7 +144,9 @@ async function checkBody(req: GatedRequest, limit: number): Promise<BodyCheck> {
  * the authenticator, 401/403), refusals logged to `logger`. An admitted POST
  * body is then read within `maxBodyBytes` (413 beyond it) and a JSON-RPC
  * batch is refused (400) before any of its requests runs; the body is handed
- * on as `req.body` and `req.rawBody`. On success it sets `req.auth` (kept if
+ * on as `req.body` and `req.rawBody`. Under OAuth, a `tools/call` of a tool
+ * listed to the person but outside the access token's scopes answers 403
+ * `insufficient_scope` here (I7). On success it sets `req.auth` (kept if
  * an earlier middleware set it) with the connection in `extra`, so the
  * mounted tools read it per request; the token itself is not passed on. A
  * hook that throws fails closed with a bare 500 and reports to `onerror`.
