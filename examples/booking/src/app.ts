@@ -13,6 +13,7 @@ import { seedIfEmpty } from './db/seed.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
 import { type Housekeeping, startHousekeeping } from './housekeeping.js';
 import { createMcpServer } from './mcp/server.js';
+import { purgeExpiredOAuth } from './oauth/adapter.js';
 import { createOutboundPorts } from './ports/outbox.js';
 import { versions } from './presenters.js';
 import { ApiAccess } from './services/apiAccess.js';
@@ -106,10 +107,11 @@ export function stderrLogger(): Logger {
 const SESSION_BATCH = 100;
 const SESSION_BATCHES_PER_ROUND = 10;
 
-/** One housekeeping round: expired guard-store rows, then expired REST sessions in small batches. */
+/** One housekeeping round: expired guard-store rows and OAuth payloads, then expired REST sessions in small batches. */
 function housekeepingRound(database: BookingDatabase, apiAccess: ApiAccess, clock: () => Date) {
   return async () => {
     await database.stores.purgeExpired(clock().getTime());
+    await purgeExpiredOAuth(database.kysely, clock().getTime());
     for (let i = 0; i < SESSION_BATCHES_PER_ROUND; i++) {
       const purged = await apiAccess.purgeExpiredSessions(clock().getTime(), SESSION_BATCH);
       if (purged < SESSION_BATCH) break;

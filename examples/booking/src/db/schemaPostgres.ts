@@ -135,6 +135,32 @@ CREATE INDEX sessions_expiry ON sessions (expires_at);
     name: 'customer revision',
     sql: 'ALTER TABLE customers ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;',
   },
+  {
+    version: 3,
+    name: 'oauth authorization server',
+    sql: `
+CREATE TABLE oauth_payloads (
+  model TEXT NOT NULL,
+  id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  grant_id TEXT,
+  uid TEXT,
+  user_code TEXT,
+  expires_at BIGINT,
+  consumed_at BIGINT,
+  PRIMARY KEY (model, id)
+);
+CREATE INDEX oauth_payloads_grant ON oauth_payloads (grant_id);
+CREATE INDEX oauth_payloads_uid ON oauth_payloads (uid);
+CREATE INDEX oauth_payloads_user_code ON oauth_payloads (user_code);
+CREATE INDEX oauth_payloads_expiry ON oauth_payloads (expires_at);
+CREATE TABLE oauth_keys (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+`,
+  },
 ];
 
 /** The advisory lock every process migrating this database takes: one migrates, the others wait and find it done. */

@@ -110,6 +110,23 @@ export interface BookingTables {
     created_at: number;
     expires_at: number;
   };
+  /** oidc-provider's models (grants, codes, tokens, sessions, clients) as JSON, by model and id. */
+  oauth_payloads: {
+    model: string;
+    id: string;
+    payload: string;
+    grant_id: string | null;
+    uid: string | null;
+    user_code: string | null;
+    expires_at: number | null;
+    consumed_at: number | null;
+  };
+  /** The authorization server's signing and cookie keys when not configured, shared by replicas. */
+  oauth_keys: {
+    name: string;
+    value: string;
+    created_at: number;
+  };
   gatehouse_credentials: {
     id: string;
     client_label: string;
