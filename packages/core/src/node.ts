@@ -16,7 +16,11 @@ import {
 } from './serve/drain.js';
 import { HEALTH_PATHS, type HealthOptions, healthEndpoints } from './serve/health.js';
 import { type NodeListener, nodeListener } from './serve/nodeBridge.js';
-import { type ProtectedResourceMetadata, protectedResourceMetadata } from './serve/oauthMetadata.js';
+import {
+  METADATA_HEADERS,
+  type ProtectedResourceMetadata,
+  protectedResourceMetadata,
+} from './serve/oauthMetadata.js';
 import { outageOf } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
@@ -110,16 +114,20 @@ const notFound = (_request: IncomingMessage, response: ServerResponse): void => 
 
 /** Answers a metadata request on node:http when `pathname` is one of its paths; false otherwise. */
 function metadataEndpoint(metadata: ProtectedResourceMetadata | undefined) {
+  const body = metadata && JSON.stringify(metadata.document);
   return (req: IncomingMessage, res: ServerResponse, pathname: string): boolean => {
-    if (!metadata?.paths.includes(pathname)) return false;
-    const answer = metadata.fetch(
-      new Request(new URL(pathname, 'http://localhost'), { method: req.method ?? 'GET' }),
-    );
-    if (!answer) return false;
-    const headers = Object.fromEntries(answer.headers);
-    void answer
-      .text()
-      .then((text) => res.writeHead(answer.status, headers).end(req.method === 'HEAD' ? undefined : text));
+    if (!metadata || body === undefined || !metadata.paths.includes(pathname)) return false;
+    // answered from the method alone: any method a client sends (TRACE, CONNECT, …) gets 405
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { 'content-type': 'text/plain', allow: 'GET, HEAD' }).end('Method Not Allowed');
+      return true;
+    }
+    res
+      .writeHead(200, {
+        ...METADATA_HEADERS,
+        'content-length': String(Buffer.byteLength(body)),
+      })
+      .end(req.method === 'HEAD' ? undefined : body);
     return true;
   };
 }

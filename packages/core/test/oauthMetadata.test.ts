@@ -3,6 +3,7 @@
  * authorization spec requires of a server: served by `listen`, mountable for
  * `createHttpHandler`, and named by the 401 challenge.
  */
+import { request } from 'node:http';
 import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors.js';
@@ -72,6 +73,17 @@ describe('listen with oauth', () => {
     const post = await fetch(url, { method: 'POST', body: '{}' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+    // a method no web Request may carry is answered too, and the server keeps serving
+    const trace = await new Promise<number | undefined>((resolve, reject) =>
+      request(url, { method: 'TRACE' }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+        .on('error', reject)
+        .end(),
+    );
+    expect(trace).toBe(405);
+    expect((await fetch(url)).status).toBe(200);
   });
 
   it('names the metadata and the starting scopes in the 401 challenge', async () => {

@@ -41,6 +41,13 @@ export interface ProtectedResourceMetadata {
   fetch(request: Request): Response | undefined;
 }
 
+/** The headers of the metadata document: JSON, cacheable for five minutes, readable cross-origin. */
+export const METADATA_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+  'cache-control': 'public, max-age=300',
+  'access-control-allow-origin': '*',
+});
+
 /** The well-known prefix of RFC 9728 §3. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
@@ -126,11 +133,7 @@ export function protectedResourceMetadata(
   const suffixed = paths[1] ?? PROTECTED_RESOURCE_PATH;
   const url = new URL(suffixed, resource.origin).href;
   const body = JSON.stringify(document);
-  const headers = {
-    'content-type': 'application/json',
-    'cache-control': 'public, max-age=300',
-    'access-control-allow-origin': '*',
-  };
+  const headers = { ...METADATA_HEADERS };
   return Object.freeze({
     document,
     url,
