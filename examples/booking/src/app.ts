@@ -14,6 +14,13 @@ import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/mod
 import { type Housekeeping, startHousekeeping } from './housekeeping.js';
 import { createMcpServer } from './mcp/server.js';
 import { purgeExpiredOAuth } from './oauth/adapter.js';
+import { mcpAuthenticator } from './oauth/authenticate.js';
+import {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  type OAuthSettings,
+  oauthSettingsFromEnv,
+} from './oauth/server.js';
 import { createOutboundPorts } from './ports/outbox.js';
 import { versions } from './presenters.js';
 import { ApiAccess } from './services/apiAccess.js';
@@ -42,6 +49,8 @@ export interface BookingAppSettings {
   readonly publicUrl?: string;
   /** Tracing and metrics of MCP requests (`startTelemetry`, from `OTEL_EXPORTER_OTLP_ENDPOINT`); default none. */
   readonly telemetry?: Telemetry;
+  /** The OAuth authorization server's keys and switches; default from `BOOKING_OAUTH_*` variables. */
+  readonly oauth?: OAuthSettings;
 }
 
 /** The product's public origin: configured, or set by `serveHttp` once it listens. */
@@ -81,6 +90,8 @@ export interface BookingApp {
   readonly credentialStore: CredentialStore;
   readonly switches: Switches;
   readonly mcp: GatehouseServer<Right>;
+  /** The OAuth authorization server whose access tokens the MCP endpoint also accepts. */
+  readonly oauth: AuthorizationServer;
   readonly logger: Logger;
   readonly housekeeping: Housekeeping;
   /** Where the product's pages are reached; approval links point here. */
@@ -152,11 +163,27 @@ function wire(
   const apiAccess = new ApiAccess(database, people, clock);
   const access = accessControl(database, people, clock);
   const publicUrl = publicUrlOf(options.publicUrl);
+  const oauth = createAuthorizationServer({
+    db: database.kysely,
+    credentials: access.credentials,
+    credentialStore: access.credentialStore,
+    origin: publicUrl.get,
+    clock,
+    logger,
+    settings: options.oauth ?? oauthSettingsFromEnv(process.env),
+  });
+  const authenticate = mcpAuthenticator({
+    ...access,
+    people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
+    server: oauth,
+    clock,
+  });
   const mcp = createMcpServer({
     database,
     base,
     ports,
     ...access,
+    credentials: { ...access.credentials, authenticate },
     logger,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.replayLeaseMs ? { replayLeaseMs: options.replayLeaseMs } : {}),
@@ -177,6 +204,7 @@ function wire(
     apiAccess,
     ...access,
     mcp,
+    oauth,
     logger,
     housekeeping,
     publicUrl,

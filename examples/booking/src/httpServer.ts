@@ -21,8 +21,9 @@ export interface Serving extends AsyncDisposable {
 const NOT_FOUND = 'Not found. The MCP endpoint is /mcp; the API is /api; the pages start at /signin.';
 
 /**
- * The host's side of the port: the REST API under `/api`, the operator
- * pages (`/signin`, `/approvals`, …; `/` leads there), 404 elsewhere. Core's
+ * The host's side of the port: the REST API under `/api`, the OAuth
+ * authorization server (`/oauth/…` and its discovery documents), the operator
+ * pages (`/signin`, `/approvals`, `/oauth/consent/…`; `/` leads there), 404 elsewhere. Core's
  * listener passes the node request too: its socket's address throttles sign-in.
  */
 function productHandler(
@@ -34,6 +35,7 @@ function productHandler(
   return async (request, incoming) => {
     const { pathname } = new URL(request.url);
     if (pathname === '/api' || pathname.startsWith('/api/')) return api(request);
+    if (app.oauth.handles(pathname)) return app.oauth.fetch(request, incoming);
     if (isPagePath(pathname)) {
       const address = incoming?.socket?.remoteAddress;
       if (address !== undefined) addresses.set(request, address);

@@ -2,7 +2,7 @@ import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
 import type { BookingDb } from '../db/tables.js';
 
 /** Seconds since the epoch, as oidc-provider writes times. */
-const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
+export const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** One model's rows (`Grant`, `AuthorizationCode`, `RefreshToken`, `Session`, `Client`, …). */
 class PayloadAdapter implements Adapter {

@@ -3,6 +3,7 @@ import type { BookingApp } from '../app.js';
 import { approvalRoutes } from './approvals.js';
 import { PAGES_CSS } from './assets.js';
 import { auditRoutes } from './audit.js';
+import { consentRoutes } from './consent.js';
 import type { PageEnv, PageOptions } from './context.js';
 import { errorPage } from './layout.js';
 import { pageHeaders, readForm, refuseTokens, sameOriginPosts } from './security.js';
@@ -19,11 +20,11 @@ const PAGE_ROOTS = new Set(['signin', 'signout', 'approvals', 'switches', 'token
 
 /** Whether a request path belongs to the operator pages. */
 export function isPagePath(pathname: string): boolean {
-  return PAGE_ROOTS.has(pathname.split('/')[1] ?? '');
+  return PAGE_ROOTS.has(pathname.split('/')[1] ?? '') || pathname.startsWith('/oauth/consent/');
 }
 
 /** Every page behind sign-in; Hono's `/x/*` matches `/x` too, so each request runs the steps once. */
-const SIGNED_IN_PATHS = ['/approvals/*', '/switches/*', '/tokens/*', '/audit/*'];
+const SIGNED_IN_PATHS = ['/approvals/*', '/switches/*', '/tokens/*', '/audit/*', '/oauth/consent/*'];
 
 function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
   const pages = new Hono<PageEnv>();
@@ -39,6 +40,7 @@ function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
   switchRoutes(pages, app);
   tokenRoutes(pages, app);
   auditRoutes(pages, app);
+  consentRoutes(pages, app);
   pages.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
   pages.onError((error, c) => {
     app.logger.error({ event: 'pages', error_type: error.name }, 'page failed');

@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable, Writable } from 'node:stream';
+
+/** A node:http listener, as Koa's `callback()` returns it. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** The socket facts a node handler reads: whether TLS terminated here, and the peer's address. */
+interface SocketFacts {
+  readonly encrypted: boolean;
+  readonly remoteAddress: string | undefined;
+}
+
+/** A response that collects what the handler writes, and settles a web `Response` when it ends. */
+class CollectedResponse extends Writable {
+  statusCode = 200;
+  statusMessage = '';
+  readonly #headers = new Map<string, number | string | string[]>();
+  readonly #chunks: Buffer[] = [];
+  #sent = false;
+  readonly done: Promise<Response>;
+
+  constructor() {
+    super();
+    let settle: (response: Response) => void = () => undefined;
+    this.done = new Promise((resolve) => {
+      settle = resolve;
+    });
+    this.on('finish', () => settle(this.#response()));
+  }
+
+  get headersSent(): boolean {
+    return this.#sent;
+  }
+  setHeader(name: string, value: number | string | string[]): this {
+    this.#headers.set(name.toLowerCase(), value);
+    return this;
+  }
+  getHeader(name: string): number | string | string[] | undefined {
+    return this.#headers.get(name.toLowerCase());
+  }
+  getHeaders(): Record<string, number | string | string[]> {
+    return Object.fromEntries(this.#headers);
+  }
+  getHeaderNames(): string[] {
+    return [...this.#headers.keys()];
+  }
+  hasHeader(name: string): boolean {
+    return this.#headers.has(name.toLowerCase());
+  }
+  removeHeader(name: string): void {
+    this.#headers.delete(name.toLowerCase());
+  }
+  writeHead(status: number, headers?: Record<string, number | string | string[]>): this {
+    this.statusCode = status;
+    for (const [name, value] of Object.entries(headers ?? {})) this.setHeader(name, value);
+    this.#sent = true;
+    return this;
+  }
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.#sent = true;
+    this.#chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    callback();
+  }
+
+  #response(): Response {
+    const headers = new Headers();
+    for (const [name, value] of this.#headers) {
+      for (const one of Array.isArray(value) ? value : [String(value)]) headers.append(name, one);
+    }
+    const empty = this.statusCode === 204 || this.statusCode === 304;
+    const body = empty ? null : Buffer.concat(this.#chunks);
+    return new Response(body, { status: this.statusCode, headers });
+  }
+}
+
+/** A node request over a web request's head and (already read) body. */
+function incomingOf(request: Request, body: Buffer, socket: SocketFacts): IncomingMessage {
+  const url = new URL(request.url);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of request.headers) headers[name] = value;
+  if (!headers.host) headers.host = url.host;
+  const readable = Readable.from(body.length > 0 ? [body] : []);
+  return Object.assign(readable, {
+    method: request.method,
+    url: `${url.pathname}${url.search}`,
+    headers,
+    httpVersion: '1.1',
+    socket,
+    connection: socket,
+  }) as unknown as IncomingMessage;
+}
+
+/**
+ * Runs a node:http handler (a Koa app's `callback()`) for one web request and
+ * returns its answer as a web `Response`, so a node-only library serves
+ * through core's `listen({ fetch })` beside the MCP endpoint. The request
+ * body is read up to `maxBodyBytes` (a larger one answers 413 without
+ * calling the handler); the response is collected whole (these answers are
+ * small JSON, redirects and forms, never streams).
+ */
+export async function runNodeHandler(
+  handler: NodeHandler,
+  request: Request,
+  socket: SocketFacts,
+  maxBodyBytes = 64 * 1024,
+): Promise<Response> {
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : Buffer.alloc(0);
+  if (body.length > maxBodyBytes) {
+    return new Response('The request body is too large.', { status: 413 });
+  }
+  const res = new CollectedResponse();
+  await handler(incomingOf(request, body, socket), res as unknown as ServerResponse);
+  return res.done;
+}

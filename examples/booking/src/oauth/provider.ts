@@ -1,0 +1,139 @@
+import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { BookingDb } from '../db/tables.js';
+import { RIGHTS } from '../domain/model.js';
+import { oauthAdapter } from './adapter.js';
+import type { AuthorizationKeys } from './keys.js';
+import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS } from './lifetimes.js';
+
+/** How the authorization server is set up. */
+export interface ProviderSettings {
+  /** The issuer: the product's public origin, e.g. `https://booking.example`. */
+  readonly issuer: string;
+  /** The one resource its tokens are for: the MCP endpoint's URL (RFC 8707 audience). */
+  readonly resource: string;
+  readonly keys: AuthorizationKeys;
+  readonly db: BookingDb;
+  readonly now: () => number;
+  /** Dynamic client registration (RFC 7591) for clients without a metadata document; default off. */
+  readonly dynamicRegistration?: boolean;
+  /** Whether a client's metadata document may be fetched from a private or loopback address; default no. */
+  readonly allowPrivateMetadataFetch?: boolean;
+  /** Called when the provider revoked a grant (a reused refresh token, a revocation request). */
+  readonly onGrantRevoked?: (grantId: string) => void;
+}
+
+const HOUR = 3_600;
+const DAY = 24 * HOUR;
+
+/** The paths the provider answers, all under `/oauth` but its RFC 8414 and OIDC discovery documents. */
+export const PROVIDER_ROUTES = Object.freeze({
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  jwks: '/oauth/jwks',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  end_session: '/oauth/logout',
+  introspection: '/oauth/introspect',
+  userinfo: '/oauth/userinfo',
+  pushed_authorization_request: '/oauth/par',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+  credential: '/oauth/credential',
+});
+
+/** A plain error page: the error code and its description, escaped, no script or remote style. */
+function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) {
+  const escaped = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  ctx.type = 'html';
+  ctx.body = `<!doctype html><meta charset="utf-8"><title>Authorization failed</title><h1>Authorization failed</h1><p><code>${escaped(out.error)}</code></p><p>${escaped(out.error_description ?? '')}</p>`;
+}
+
+function configuration(settings: ProviderSettings): Configuration {
+  const { resource } = settings;
+  return {
+    adapter: oauthAdapter(settings.db, settings.now),
+    jwks: { keys: settings.keys.jwks.keys.map((k) => ({ ...k })) } as Configuration['jwks'],
+    cookies: { keys: [...settings.keys.cookieKeys] },
+    clients: [],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    responseTypes: ['code'],
+    // the rights are the MCP resource's scopes (getResourceServerInfo); only these are the provider's own
+    scopes: ['openid', 'offline_access'],
+    claims: { openid: ['sub'] },
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    routes: { ...PROVIDER_ROUTES },
+    interactions: { url: async (_ctx, interaction) => `/oauth/consent/${interaction.uid}` },
+    pkce: { required: () => true },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    ttl: {
+      AccessToken: ACCESS_TOKEN_SECONDS,
+      AuthorizationCode: 60,
+      Interaction: HOUR,
+      Session: DAY,
+      Grant: GRANT_SECONDS,
+      RefreshToken: GRANT_SECONDS,
+    },
+    renderError,
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: settings.dynamicRegistration === true },
+      revocation: { enabled: true },
+      introspection: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, asked) => {
+          if (asked !== resource) throw new errors.InvalidTarget(`Tokens are issued only for ${resource}.`);
+          return {
+            scope: RIGHTS.join(' '),
+            audience: resource,
+            accessTokenTTL: ACCESS_TOKEN_SECONDS,
+            accessTokenFormat: 'opaque',
+          };
+        },
+      },
+    } as Configuration['features'],
+    ...(settings.allowPrivateMetadataFetch ? { fetch: unprotectedFetch } : {}),
+  };
+}
+
+/** The provider's fetch without its special-use-address guard: only when configured (local development). */
+const unprotectedFetch: NonNullable<Configuration['fetch']> = (url, options) => {
+  const { dispatcher: _dispatcher, ...rest } = options as RequestInit & { dispatcher?: unknown };
+  return fetch(url, rest);
+};
+
+/**
+ * The booking product's OAuth 2.1 authorization server on oidc-provider:
+ * authorization code with PKCE (S256 only, required for every client),
+ * clients by Client ID Metadata Document (fetched only from public
+ * addresses unless configured) or, when enabled, dynamic registration;
+ * resource indicators (RFC 8707) with the MCP endpoint as the one audience;
+ * `iss` in the authorization response (RFC 9207); refresh tokens that rotate
+ * (a reused one revokes the grant); ten-minute opaque access tokens. Every
+ * grant, code, token, session and client lives in the product's database;
+ * no development interaction or consent screen is served.
+ */
+export function createProvider(settings: ProviderSettings): Provider {
+  const provider = new Provider(settings.issuer, configuration(settings));
+  provider.proxy = true;
+  if (settings.onGrantRevoked) {
+    const onRevoked = settings.onGrantRevoked;
+    provider.on('grant.revoked', (_ctx: unknown, grantId: string) => onRevoked(grantId));
+  }
+  return provider;
+}

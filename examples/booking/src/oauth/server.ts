@@ -1,0 +1,128 @@
+import type { IncomingMessage } from 'node:http';
+import type { Credentials, VerifiedAccessToken } from '@gatehousejs/access';
+import type { CredentialStore } from '@gatehousejs/core';
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { BookingDb } from '../db/tables.js';
+import type { Right } from '../domain/model.js';
+import { type KeySources, loadAuthorizationKeys } from './keys.js';
+import { runNodeHandler } from './nodeBridge.js';
+import { rightsOfScopes } from './scopes.js';
+
+/** The authorization server's settings (from the environment by default, see {@link oauthSettingsFromEnv}). */
+export interface OAuthSettings extends KeySources {
+  /** Dynamic client registration for clients without a metadata document; default off. */
+  readonly dynamicRegistration?: boolean;
+  /** Fetch client metadata documents from private and loopback addresses too; default no. */
+  readonly allowPrivateMetadataFetch?: boolean;
+}
+
+/** Reads `BOOKING_OAUTH_JWKS`, `BOOKING_OAUTH_COOKIE_KEYS`, `BOOKING_OAUTH_DYNAMIC_REGISTRATION=1` and `BOOKING_OAUTH_PRIVATE_METADATA_FETCH=1`. */
+export function oauthSettingsFromEnv(env: NodeJS.ProcessEnv): OAuthSettings {
+  return {
+    jwks: env.BOOKING_OAUTH_JWKS || undefined,
+    cookieKeys: env.BOOKING_OAUTH_COOKIE_KEYS || undefined,
+    dynamicRegistration: env.BOOKING_OAUTH_DYNAMIC_REGISTRATION === '1',
+    allowPrivateMetadataFetch: env.BOOKING_OAUTH_PRIVATE_METADATA_FETCH === '1',
+  };
+}
+
+/** What the authorization server needs from the product. */
+export interface AuthorizationServerDeps {
+  readonly db: BookingDb;
+  readonly credentials: Credentials<Right>;
+  readonly credentialStore: CredentialStore;
+  /** The product's public origin, known once the server listens. */
+  readonly origin: () => string;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+  readonly settings: OAuthSettings;
+}
+
+/** The booking product's OAuth authorization server. */
+export interface AuthorizationServer {
+  /** Whether a request path is the provider's (`/oauth/…` but the consent pages, and its discovery documents). */
+  handles(pathname: string): boolean;
+  /** Answers one of {@link handles}' requests. */
+  fetch(request: Request, incoming?: IncomingMessage): Promise<Response>;
+  /** The provider, built on first use (the issuer is the public origin then). */
+  provider(): Promise<Provider>;
+  /** The resource its tokens are for: the MCP endpoint's URL. */
+  resource(): string;
+  /**
+   * Checks an access token for the MCP endpoint: issued here and stored (so
+   * not revoked, not expired), its grant a live Gatehouse credential of the
+   * same person; the token's scopes cut to the credential's rights.
+   * Undefined for anything else.
+   */
+  verify(token: string): Promise<VerifiedAccessToken | undefined>;
+}
+
+const DISCOVERY = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+
+/**
+ * The authorization server beside the pages: oidc-provider (see
+ * {@link createProvider}) built lazily on the product's public origin, its
+ * keys from settings or the database, a revoked grant (reused refresh token,
+ * revocation request) revoking its Gatehouse credential with an audit row.
+ */
+export function createAuthorizationServer(deps: AuthorizationServerDeps): AuthorizationServer {
+  let building: Promise<Provider> | undefined;
+  const resource = () => new URL('/mcp', `${deps.origin()}/`).href;
+  const build = async (): Promise<Provider> => {
+    const now = () => deps.clock().getTime();
+    const keys = await loadAuthorizationKeys(deps.db, deps.settings, now());
+    // loaded on first use only: oidc-provider warns on stderr when imported under Node 20
+    const { createProvider } = await import('./provider.js');
+    return createProvider({
+      issuer: deps.origin(),
+      resource: resource(),
+      keys,
+      db: deps.db,
+      now,
+      ...(deps.settings.dynamicRegistration ? { dynamicRegistration: true } : {}),
+      ...(deps.settings.allowPrivateMetadataFetch ? { allowPrivateMetadataFetch: true } : {}),
+      onGrantRevoked: (grantId) => {
+        deps.credentials.revoke(grantId, { actorId: 'oauth', channel: 'oauth' }).catch((error: unknown) => {
+          const type = error instanceof Error ? error.name : typeof error;
+          deps.logger.error({ event: 'oauth', error_type: type }, 'revoking a grant credential failed');
+        });
+      },
+    });
+  };
+  const provider = (): Promise<Provider> => {
+    building ??= build().catch((error: unknown) => {
+      building = undefined;
+      throw error;
+    });
+    return building;
+  };
+  return {
+    handles: (pathname) =>
+      DISCOVERY.has(pathname) || (pathname.startsWith('/oauth/') && !pathname.startsWith('/oauth/consent/')),
+    async fetch(request, incoming) {
+      const handler = (await provider()).callback();
+      const encrypted = new URL(deps.origin()).protocol === 'https:';
+      return runNodeHandler(handler, request, { encrypted, remoteAddress: incoming?.socket?.remoteAddress });
+    },
+    provider,
+    resource,
+    async verify(token) {
+      const stored = await (await provider()).AccessToken.find(token);
+      if (!stored?.grantId || !stored.accountId) return undefined;
+      const credential = await deps.credentialStore.findById(stored.grantId);
+      if (!credential || credential.revokedAt !== null || credential.creatorId !== stored.accountId)
+        return undefined;
+      const granted = new Set<string>(credential.rights);
+      return {
+        audience: typeof stored.aud === 'string' ? stored.aud : [...(stored.aud ?? [])],
+        subject: stored.accountId,
+        tenantIds: credential.tenantIds,
+        scopes: rightsOfScopes((stored.scope ?? '').split(' ')).filter((r) => granted.has(r)),
+        expiresAt: (stored.exp ?? 0) * 1000,
+        grantId: credential.id,
+        clientLabel: credential.clientLabel,
+      };
+    },
+  };
+}
