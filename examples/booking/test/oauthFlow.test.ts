@@ -8,7 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connect, sceneOf } from './fixtures/oauthFlow.js';
+import { connect, sceneOf, tokenRequest } from './fixtures/oauthFlow.js';
+import { postgresAvailable } from './fixtures/postgres.js';
 import { rawClient } from './fixtures/raw.js';
 import { berlin, seededTemplate, testApp } from './fixtures/testApp.js';
 
@@ -53,5 +54,26 @@ describe('the authorization code flow with PKCE', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers['www-authenticate']).toContain('insufficient_scope');
     expect(await t.count('bookings')).toBe(before);
+  });
+});
+
+const pgAvailable = await postgresAvailable();
+
+describe.skipIf(!pgAvailable)('the authorization code flow on PostgreSQL', () => {
+  it('keeps grants, codes and rotating refresh tokens in the database, and MCP serves the token', async () => {
+    await using t = await testApp({ engine: 'postgres', oauth: { dynamicRegistration: true } });
+    const scene = await sceneOf(t);
+    const flow = await connect(scene, ['bookings.read', 'customers.read']);
+    expect((await rawClient(scene.mcpUrl, flow.accessToken).listTools()).status).toBe(200);
+    expect(await t.count('oauth_payloads', "model = 'RefreshToken'")).toBe(1);
+    const rotated = await tokenRequest(scene.origin, {
+      grant_type: 'refresh_token',
+      refresh_token: flow.refreshToken,
+      client_id: flow.clientId,
+    });
+    expect(rotated.status).toBe(200);
+    expect(await t.count('oauth_payloads', "model = 'RefreshToken' AND consumed_at IS NOT NULL")).toBe(1);
+    expect((await rawClient(scene.mcpUrl, String(rotated.body.access_token)).listTools()).status).toBe(200);
+    expect(await t.count('oauth_keys')).toBe(2);
   });
 });
