@@ -172,8 +172,18 @@ function wire(
     logger,
     settings: options.oauth ?? oauthSettingsFromEnv(process.env),
   });
+  // revoking a credential that is an OAuth grant also deletes the grant and its tokens
+  const credentials: Credentials<Right> = {
+    ...access.credentials,
+    revoke: async (id, by) => {
+      const changed = await access.credentials.revoke(id, by);
+      await oauth.forgetGrant(id);
+      return changed;
+    },
+  };
   const authenticate = mcpAuthenticator({
     ...access,
+    credentials,
     people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
     server: oauth,
     clock,
@@ -183,7 +193,7 @@ function wire(
     base,
     ports,
     ...access,
-    credentials: { ...access.credentials, authenticate },
+    credentials: { ...credentials, authenticate },
     logger,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.replayLeaseMs ? { replayLeaseMs: options.replayLeaseMs } : {}),
@@ -203,6 +213,7 @@ function wire(
     people,
     apiAccess,
     ...access,
+    credentials,
     mcp,
     oauth,
     logger,

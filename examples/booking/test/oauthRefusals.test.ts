@@ -135,7 +135,7 @@ describe('the token endpoint', () => {
 });
 
 describe('the MCP endpoint with OAuth access tokens', () => {
-  it('answers 401 once the credential is revoked on the tokens page', async () => {
+  it('answers 401 once the credential is revoked on the tokens page, and refuses its refresh token', async () => {
     await using t = await oauthApp();
     const scene = await sceneOf(t);
     const flow = await connect(scene);
@@ -149,6 +149,13 @@ describe('the MCP endpoint with OAuth access tokens', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer/);
     expect(await t.count('gatehouse_audit', "action = 'token.revoke' AND channel = 'admin'")).toBe(1);
+    expect(await t.count('oauth_payloads', 'grant_id = ? OR id = ?', row?.id, row?.id)).toBe(0);
+    const refresh = await tokenRequest(scene.origin, {
+      grant_type: 'refresh_token',
+      refresh_token: flow.refreshToken,
+      client_id: flow.clientId,
+    });
+    expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   it('answers 401 to an expired access token and to one from another issuer', async () => {

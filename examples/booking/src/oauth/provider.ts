@@ -82,6 +82,11 @@ function configuration(settings: ProviderSettings): Configuration {
       RefreshToken: GRANT_SECONDS,
     },
     renderError,
+    // a public client may call the token and revocation endpoints from its redirect URIs' origins (browser clients)
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      client.clientAuthMethod === 'none' &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: settings.dynamicRegistration === true },

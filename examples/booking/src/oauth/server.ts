@@ -56,6 +56,12 @@ export interface AuthorizationServer {
    * Undefined for anything else.
    */
   verify(token: string): Promise<VerifiedAccessToken | undefined>;
+  /**
+   * Deletes a grant and everything issued under it (codes, access and
+   * refresh tokens): called when its credential is revoked elsewhere (the
+   * tokens page, the CLI), so a refresh fails at once too.
+   */
+  forgetGrant(grantId: string): Promise<void>;
 }
 
 const DISCOVERY = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -107,6 +113,14 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     },
     provider,
     resource,
+    async forgetGrant(grantId) {
+      await deps.db
+        .deleteFrom('oauth_payloads')
+        .where((eb) =>
+          eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]),
+        )
+        .execute();
+    },
     async verify(token) {
       const stored = await (await provider()).AccessToken.find(token);
       if (!stored?.grantId || !stored.accountId) return undefined;
