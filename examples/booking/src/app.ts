@@ -57,6 +57,8 @@ export interface BookingAppSettings {
 export interface PublicUrl {
   /** The origin, without a trailing slash. */
   get(): string;
+  /** Whether the origin was configured (known before listening). */
+  readonly configured: boolean;
   /** Sets the origin unless one was configured. */
   listeningAt(url: URL): void;
   /** The absolute URL of a page path such as `/approvals/pa_…`. */
@@ -67,6 +69,7 @@ function publicUrlOf(configured: string | undefined): PublicUrl {
   let origin = configured ? new URL(configured).origin : 'http://127.0.0.1';
   return {
     get: () => origin,
+    configured: configured !== undefined && configured !== '',
     listeningAt(url) {
       if (!configured) origin = url.origin;
     },

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '@gatehousejs/core';
 import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
+import { resourceMetadataOptions } from './oauth/resourceMetadata.js';
 import { createPagesHandler, isPagePath } from './pages/index.js';
 
 /** Where the product listens. */
@@ -36,6 +38,12 @@ function productHandler(
     const { pathname } = new URL(request.url);
     if (pathname === '/api' || pathname.startsWith('/api/')) return api(request);
     if (app.oauth.handles(pathname)) return app.oauth.fetch(request, incoming);
+    if (pathname.startsWith(PROTECTED_RESOURCE_PATH)) {
+      // the origin became known only at listen: the document is built now (listen serves it when configured)
+      const metadata = protectedResourceMetadata(resourceMetadataOptions(app.publicUrl.get()), '/mcp');
+      const answer = metadata.fetch(request);
+      if (answer) return answer;
+    }
     if (isPagePath(pathname)) {
       const address = incoming?.socket?.remoteAddress;
       if (address !== undefined) addresses.set(request, address);
@@ -67,6 +75,8 @@ export async function serveHttp(
   const served = await listen(app.mcp, {
     ...options,
     fetch: productHandler(app),
+    // with a configured origin, listen serves the protected-resource metadata and names it in 401 challenges
+    ...(app.publicUrl.configured ? { oauth: resourceMetadataOptions(app.publicUrl.get()) } : {}),
     health: { ready: () => app.credentialStore.findById('readiness-probe') },
     onerror: (error) => app.logger.error({ event: 'http', error_type: error.name }, 'http transport error'),
   });

@@ -68,3 +68,42 @@ describe('the authorization server metadata (RFC 8414)', () => {
     expect(metadata.registration_endpoint).toBe(`${origin}/oauth/register`);
   });
 });
+
+describe('the protected-resource metadata (RFC 9728)', () => {
+  it('names the MCP endpoint and this authorization server, at the path-suffixed well-known URL', async () => {
+    await using t = await testApp({ template });
+    const origin = await served(t);
+    const response = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      resource: `${origin}/mcp`,
+      authorization_servers: [origin],
+      scopes_supported: ['bookings.read', 'customers.read'],
+    });
+    const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as {
+      issuer: string;
+    };
+    expect(metadata.issuer).toBe(origin);
+  });
+
+  it('with a configured public URL, the 401 challenge names the metadata', async () => {
+    await using t = await testApp({ template, publicUrl: 'https://booking.example' });
+    const origin = await served(t);
+    const refused = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain(
+      'resource_metadata="https://booking.example/.well-known/oauth-protected-resource/mcp"',
+    );
+    const document = (await (
+      await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)
+    ).json()) as Record<string, unknown>;
+    expect(document).toMatchObject({
+      resource: 'https://booking.example/mcp',
+      authorization_servers: ['https://booking.example'],
+    });
+  });
+});
