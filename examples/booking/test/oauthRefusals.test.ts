@@ -169,6 +169,15 @@ describe('the MCP endpoint with OAuth access tokens', () => {
     expect((await rawClient(scene.mcpUrl, flow.accessToken).listTools()).status).toBe(401);
   });
 
+  it('answers 401 on the next request once the person is deactivated (I4)', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await connect(scene);
+    expect((await rawClient(scene.mcpUrl, flow.accessToken).listTools()).status).toBe(200);
+    await t.exec("UPDATE people SET active = 0 WHERE id = 'p_olivia'");
+    expect((await rawClient(scene.mcpUrl, flow.accessToken).listTools()).status).toBe(401);
+  });
+
   it('refuses an MCP access token at the REST API (I5)', async () => {
     await using t = await oauthApp();
     const scene = await sceneOf(t);

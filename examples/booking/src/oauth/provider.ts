@@ -135,7 +135,7 @@ const unprotectedFetch: NonNullable<Configuration['fetch']> = (url, options) => 
  */
 export function createProvider(settings: ProviderSettings): Provider {
   const provider = new Provider(settings.issuer, configuration(settings));
-  provider.proxy = true;
+  // proxy headers are not trusted: the bridge says whether the public origin is https
   if (settings.onGrantRevoked) {
     const onRevoked = settings.onGrantRevoked;
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => onRevoked(grantId));
