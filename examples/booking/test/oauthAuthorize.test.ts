@@ -47,7 +47,7 @@ describe('the authorization server metadata (RFC 8414)', () => {
     expect(metadata.grant_types_supported).toEqual(
       expect.arrayContaining(['authorization_code', 'refresh_token']),
     );
-    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['offline_access']));
+    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['bookings.read', 'offline_access']));
     expect(metadata.token_endpoint_auth_methods_supported).toContain('none');
     expect(metadata).not.toHaveProperty('registration_endpoint');
     expect(metadata).not.toHaveProperty('userinfo_endpoint');

@@ -104,9 +104,14 @@ export async function grantConsent(
   const fields = { jti: credentialId, accountId: answer.personId, clientId: request.clientId };
   const grant = new provider.Grant(fields);
   const resource = server.resource();
+  // the rights are scopes of the resource and of the provider (see createProvider): granted on both
   grant.addResourceScope(resource, rights.join(' '));
+  grant.addOIDCScope(rights.join(' '));
   const rejected = request.rights.filter((r) => !rights.includes(r));
-  if (rejected.length > 0) grant.rejectResourceScope(resource, rejected.join(' '));
+  if (rejected.length > 0) {
+    grant.rejectResourceScope(resource, rejected.join(' '));
+    grant.rejectOIDCScope(rejected.join(' '));
+  }
   if (request.offline) grant.addOIDCScope('offline_access');
   const grantId = await grant.save();
   interaction.result = { login: { accountId: answer.personId }, consent: { grantId } };

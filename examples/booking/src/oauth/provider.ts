@@ -64,8 +64,9 @@ function configuration(settings: ProviderSettings): Configuration {
       id_token_signed_response_alg: 'ES256',
     },
     responseTypes: ['code'],
-    // the rights are the MCP resource's scopes (getResourceServerInfo); only these are the provider's own
-    scopes: ['openid', 'offline_access'],
+    // the rights are the MCP resource's scopes (getResourceServerInfo); listed here too so that
+    // clients may register with them (the SDK sends the resource's scopes in its registration)
+    scopes: ['openid', 'offline_access', ...RIGHTS],
     claims: { openid: ['sub'] },
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     routes: { ...PROVIDER_ROUTES },
