@@ -18,6 +18,8 @@ export interface ProviderSettings {
   readonly dynamicRegistration?: boolean;
   /** Whether a client's metadata document may be fetched from a private or loopback address; default no. */
   readonly allowPrivateMetadataFetch?: boolean;
+  /** Replaces the provider's outgoing fetch (tests); see `OAuthSettings.fetch`. */
+  readonly fetch?: (url: URL | string, init: RequestInit) => Promise<Response>;
   /** Called when the provider revoked a grant (a reused refresh token, a revocation request). */
   readonly onGrantRevoked?: (grantId: string) => void;
 }
@@ -114,6 +116,7 @@ function configuration(settings: ProviderSettings): Configuration {
       },
     } as Configuration['features'],
     ...(settings.allowPrivateMetadataFetch ? { fetch: unprotectedFetch } : {}),
+    ...(settings.fetch ? { fetch: settings.fetch as NonNullable<Configuration['fetch']> } : {}),
   };
 }
 

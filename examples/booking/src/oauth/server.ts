@@ -15,6 +15,12 @@ export interface OAuthSettings extends KeySources {
   readonly dynamicRegistration?: boolean;
   /** Fetch client metadata documents from private and loopback addresses too; default no. */
   readonly allowPrivateMetadataFetch?: boolean;
+  /**
+   * Replaces the provider's outgoing fetch (client metadata documents), for
+   * tests that serve a document without a network; the special-use address
+   * guard is then the replacement's business. Never set from the environment.
+   */
+  readonly fetch?: (url: URL | string, init: RequestInit) => Promise<Response>;
 }
 
 /** Reads `BOOKING_OAUTH_JWKS`, `BOOKING_OAUTH_COOKIE_KEYS`, `BOOKING_OAUTH_DYNAMIC_REGISTRATION=1` and `BOOKING_OAUTH_PRIVATE_METADATA_FETCH=1`. */
@@ -64,6 +70,7 @@ export interface AuthorizationServer {
   forgetGrant(grantId: string): Promise<void>;
 }
 
+const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const DISCOVERY = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
 
 /**
@@ -88,6 +95,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       now,
       ...(deps.settings.dynamicRegistration ? { dynamicRegistration: true } : {}),
       ...(deps.settings.allowPrivateMetadataFetch ? { allowPrivateMetadataFetch: true } : {}),
+      ...(deps.settings.fetch ? { fetch: deps.settings.fetch } : {}),
       onGrantRevoked: (grantId) => {
         deps.credentials.revoke(grantId, { actorId: 'oauth', channel: 'oauth' }).catch((error: unknown) => {
           const type = error instanceof Error ? error.name : typeof error;
@@ -122,6 +130,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
         .execute();
     },
     async verify(token) {
+      // the provider's opaque tokens are 43 base64url characters: anything else is refused before it is built
+      if (!OPAQUE_TOKEN.test(token)) return undefined;
       const stored = await (await provider()).AccessToken.find(token);
       if (!stored?.grantId || !stored.accountId) return undefined;
       const credential = await deps.credentialStore.findById(stored.grantId);
