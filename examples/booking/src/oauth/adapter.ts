@@ -23,7 +23,8 @@ class PayloadAdapter implements Adapter {
       uid: typeof payload.uid === 'string' ? payload.uid : null,
       user_code: typeof payload.userCode === 'string' ? payload.userCode : null,
       expires_at: expiresIn ? this.#now() + expiresIn * 1000 : null,
-      consumed_at: null,
+      // a payload saved again keeps its consumed mark (oidc-provider writes it as epoch seconds)
+      consumed_at: typeof payload.consumed === 'number' ? payload.consumed * 1000 : null,
     };
     await this.#db
       .insertInto('oauth_payloads')

@@ -22,6 +22,8 @@ export interface ProviderSettings {
   readonly fetch?: (url: URL | string, init: RequestInit) => Promise<Response>;
   /** Called when the provider revoked a grant (a reused refresh token, a revocation request). */
   readonly onGrantRevoked?: (grantId: string) => void;
+  /** Called with an unexpected error of the provider (it answered 500 `server_error`); log its type only. */
+  readonly onServerError?: (error: unknown) => void;
 }
 
 const HOUR = 3_600;
@@ -143,6 +145,10 @@ export function createProvider(settings: ProviderSettings): Provider {
   if (settings.onGrantRevoked) {
     const onRevoked = settings.onGrantRevoked;
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => onRevoked(grantId));
+  }
+  if (settings.onServerError) {
+    const onError = settings.onServerError;
+    provider.on('server_error', (_ctx: unknown, error: unknown) => onError(error));
   }
   return provider;
 }

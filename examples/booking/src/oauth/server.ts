@@ -96,6 +96,10 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       ...(deps.settings.dynamicRegistration ? { dynamicRegistration: true } : {}),
       ...(deps.settings.allowPrivateMetadataFetch ? { allowPrivateMetadataFetch: true } : {}),
       ...(deps.settings.fetch ? { fetch: deps.settings.fetch } : {}),
+      onServerError: (error) => {
+        const type = error instanceof Error ? error.name : typeof error;
+        deps.logger.error({ event: 'oauth', error_type: type }, 'authorization server error');
+      },
       onGrantRevoked: (grantId) => {
         deps.credentials.revoke(grantId, { actorId: 'oauth', channel: 'oauth' }).catch((error: unknown) => {
           const type = error instanceof Error ? error.name : typeof error;
