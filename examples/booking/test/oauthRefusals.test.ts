@@ -23,6 +23,7 @@ import {
 } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
+import { PagesBrowser, passwordOf } from './pagesClient.js';
 
 let template: string;
 beforeAll(async () => {
@@ -209,6 +210,23 @@ describe('the consent page', () => {
     expect(noCsrf.status).toBe(403);
     expect(await oauthCredentials(t)).toBe(0);
     expect(await t.count('gatehouse_audit', "action = 'token.create'")).toBe(0);
+  });
+
+  it('refuses the consent page in a browser that did not start the authorization, minting nothing', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const clientId = await registerClient(scene.origin);
+    const start = await scene.browser.get(authorizeQuery(scene, clientId, pkce().challenge));
+    const path = locationOf(scene, start.headers).pathname;
+    const victim = new PagesBrowser(scene.origin);
+    const { email, password } = await passwordOf(t, 'p_olivia');
+    await victim.signIn(email, password);
+    expect((await victim.get(path)).status).toBe(403);
+    await victim.get('/tokens');
+    const posted = await victim.post(path, { decision: 'grant', rights: ['bookings.read'] });
+    expect(posted.status).toBe(403);
+    expect(await oauthCredentials(t)).toBe(0);
+    expect(await t.count('oauth_payloads', "model = 'Grant'")).toBe(0);
   });
 
   it('shows a right the person lacks as not grantable and refuses it when posted anyway', async () => {

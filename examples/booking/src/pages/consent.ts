@@ -3,7 +3,8 @@ import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
 import { type ConsentRequest, consentRequest, denyConsent, grantConsent } from '../oauth/consent.js';
 import { TOOLSETS } from '../oauth/scopes.js';
-import { formOf, nowOf, type PageEnv, type SignedIn, signedIn } from './context.js';
+import { formOf, nowOf, type PageContext, type PageEnv, type SignedIn, signedIn } from './context.js';
+import { readCookie } from './cookies.js';
 import { csrfField, errorPage, type Html, render, seeOther } from './layout.js';
 
 function consentForm(who: SignedIn, request: ConsentRequest): Html {
@@ -34,15 +35,31 @@ async function consentPage(who: SignedIn, request: ConsentRequest, status = 200,
 const EXPIRED = 'This authorization request is unknown or expired. Start again from the client.';
 
 /**
+ * Whether this browser started the authorization: the provider sets the
+ * `_interaction` cookie to the uid, on this page's path, when it sends the
+ * browser here. A consent link opened in another browser (sent to the person
+ * by someone who started the request) is refused, so nobody can collect a
+ * code for a grant another person made.
+ */
+function startedHere(c: PageContext, uid: string): boolean {
+  return readCookie(c.req.raw, '_interaction') === uid;
+}
+
+const ELSEWHERE =
+  'This authorization request was started in another browser. Start again from the client on this device.';
+
+/**
  * The consent page of the OAuth authorization server (`/oauth/consent/:uid`),
  * behind the product's own sign-in, Origin check and CSRF token: it shows the
  * client, the workspace (the person's one tenant, I3) and the rights asked for,
  * those the person does not hold now not grantable (I4). Allowing mints a
  * Gatehouse credential (audited, on the tokens page) that is the grant;
- * denying answers the client `access_denied`.
+ * denying answers the client `access_denied`. Only the browser that started
+ * the authorization may answer it (its `_interaction` cookie).
  */
 export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
   pages.get('/oauth/consent/:uid', async (c) => {
+    if (!startedHere(c, c.req.param('uid'))) return errorPage(c, 403, 'Refused', ELSEWHERE);
     const request = await consentRequest(app.oauth, c.req.param('uid'));
     if (!request) return errorPage(c, 404, 'Not found', EXPIRED);
     return consentPage(signedIn(c), request);
@@ -51,6 +68,7 @@ export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
     const who = signedIn(c);
     const form = formOf(c);
     const uid = c.req.param('uid');
+    if (!startedHere(c, uid)) return errorPage(c, 403, 'Refused', ELSEWHERE);
     const request = await consentRequest(app.oauth, uid);
     if (!request) return errorPage(c, 404, 'Not found', EXPIRED);
     if (form.get('decision') !== 'grant') {
