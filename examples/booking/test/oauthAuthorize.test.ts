@@ -107,3 +107,31 @@ describe('the protected-resource metadata (RFC 9728)', () => {
     });
   });
 });
+
+describe('the authorization server beside the product', () => {
+  it('answers 413 to a body over 64 KiB without reaching the provider', async () => {
+    await using t = await testApp({ template });
+    const origin = await served(t);
+    const response = await fetch(`${origin}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=authorization_code&code=${'x'.repeat(70 * 1024)}`,
+    });
+    expect(response.status).toBe(413);
+    expect(await t.count('oauth_keys')).toBe(0);
+  });
+
+  it('has housekeeping delete expired OAuth rows and keep live ones', async () => {
+    await using t = await testApp({ template });
+    const now = Date.now();
+    await t.exec(
+      "INSERT INTO oauth_payloads (model, id, payload, expires_at) VALUES ('AccessToken', 'old', '{}', ?), ('AccessToken', 'live', '{}', ?)",
+      now - 1,
+      now + 60_000,
+    );
+    await t.app.housekeeping.runOnce();
+    expect((await t.rows<{ id: string }>('SELECT id FROM oauth_payloads')).map((r) => r.id)).toEqual([
+      'live',
+    ]);
+  });
+});

@@ -90,24 +90,41 @@ function incomingOf(request: Request, body: Buffer, socket: SocketFacts): Incomi
   }) as unknown as IncomingMessage;
 }
 
+/** The request body, read until it passes `limit` bytes (then undefined, the rest unread). */
+async function boundedBody(request: Request, limit: number): Promise<Buffer | undefined> {
+  if (!request.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+}
+
 /**
  * Runs a node:http handler (a Koa app's `callback()`) for one web request and
  * returns its answer as a web `Response`, so a node-only library serves
  * through core's `listen({ fetch })` beside the MCP endpoint. The request
  * body is read up to `maxBodyBytes` (a larger one answers 413 without
- * calling the handler); the response is collected whole (these answers are
+ * asking for the handler); the response is collected whole (these answers are
  * small JSON, redirects and forms, never streams).
  */
 export async function runNodeHandler(
-  handler: NodeHandler,
+  handlerOf: () => Promise<NodeHandler>,
   request: Request,
   socket: SocketFacts,
   maxBodyBytes = 64 * 1024,
 ): Promise<Response> {
-  const body = request.body ? Buffer.from(await request.arrayBuffer()) : Buffer.alloc(0);
-  if (body.length > maxBodyBytes) {
-    return new Response('The request body is too large.', { status: 413 });
-  }
+  const body = await boundedBody(request, maxBodyBytes);
+  if (!body) return new Response('The request body is too large.', { status: 413 });
+  const handler = await handlerOf();
   const res = new CollectedResponse();
   await handler(incomingOf(request, body, socket), res as unknown as ServerResponse);
   return res.done;

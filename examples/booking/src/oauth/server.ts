@@ -119,8 +119,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     handles: (pathname) =>
       DISCOVERY.has(pathname) || (pathname.startsWith('/oauth/') && !pathname.startsWith('/oauth/consent/')),
     async fetch(request, incoming) {
-      const handler = (await provider()).callback();
       const encrypted = new URL(deps.origin()).protocol === 'https:';
+      const handler = async () => (await provider()).callback();
       return runNodeHandler(handler, request, { encrypted, remoteAddress: incoming?.socket?.remoteAddress });
     },
     provider,
