@@ -8,7 +8,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connect, sceneOf, tokenRequest } from './fixtures/oauthFlow.js';
+import {
+  authorizeQuery,
+  connect,
+  consent,
+  pkce,
+  REDIRECT_URI,
+  reachConsent,
+  registerClient,
+  sceneOf,
+  tokenRequest,
+} from './fixtures/oauthFlow.js';
 import { postgresAvailable } from './fixtures/postgres.js';
 import { rawClient } from './fixtures/raw.js';
 import { berlin, seededTemplate, testApp } from './fixtures/testApp.js';
@@ -54,6 +64,35 @@ describe('the authorization code flow with PKCE', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers['www-authenticate']).toContain('insufficient_scope');
     expect(await t.count('bookings')).toBe(before);
+  });
+});
+
+describe('an authorization request without a scope', () => {
+  it('asks the person for the starting scopes, and the token carries them', async () => {
+    await using t = await testApp({ template, oauth: { dynamicRegistration: true } });
+    const scene = await sceneOf(t);
+    const clientId = await registerClient(scene.origin);
+    const { verifier, challenge } = pkce();
+    const path = await reachConsent(scene, authorizeQuery(scene, clientId, challenge, { scope: undefined }));
+    const page = await scene.browser.get(path);
+    expect(page.text).toContain('value="bookings.read" checked');
+    expect(page.text).toContain('value="customers.read" checked');
+    expect(page.text).not.toContain('value="bookings.write"');
+    const back = await consent(scene, path, {
+      decision: 'grant',
+      rights: ['bookings.read', 'customers.read'],
+    });
+    const tokens = await tokenRequest(scene.origin, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: scene.mcpUrl.href,
+    });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    expect(String(tokens.body.scope).split(' ').sort()).toEqual(['bookings.read', 'customers.read']);
+    expect((await rawClient(scene.mcpUrl, String(tokens.body.access_token)).listTools()).status).toBe(200);
   });
 });
 

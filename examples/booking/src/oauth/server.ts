@@ -7,6 +7,7 @@ import type { BookingDb } from '../db/tables.js';
 import type { Right } from '../domain/model.js';
 import { type KeySources, loadAuthorizationKeys } from './keys.js';
 import { runNodeHandler } from './nodeBridge.js';
+import { STARTING_SCOPES } from './resourceMetadata.js';
 import { rightsOfScopes } from './scopes.js';
 
 /** The authorization server's settings (from the environment by default, see {@link oauthSettingsFromEnv}). */
@@ -70,6 +71,20 @@ export interface AuthorizationServer {
   forgetGrant(grantId: string): Promise<void>;
 }
 
+/**
+ * An authorization request that names no scope asks for the resource's
+ * starting scopes (RFC 6749 §3.3: the server's documented default), so the
+ * person is asked for them rather than the request failing empty.
+ */
+function withDefaultScope(request: Request): Request {
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.pathname !== '/oauth/authorize' || url.searchParams.get('scope')) {
+    return request;
+  }
+  url.searchParams.set('scope', STARTING_SCOPES.join(' '));
+  return new Request(url, { method: 'GET', headers: request.headers });
+}
+
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const DISCOVERY = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
 
@@ -118,7 +133,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
   return {
     handles: (pathname) =>
       DISCOVERY.has(pathname) || (pathname.startsWith('/oauth/') && !pathname.startsWith('/oauth/consent/')),
-    async fetch(request, incoming) {
+    async fetch(incomingRequest, incoming) {
+      const request = withDefaultScope(incomingRequest);
       const encrypted = new URL(deps.origin()).protocol === 'https:';
       const handler = async () => (await provider()).callback();
       return runNodeHandler(handler, request, { encrypted, remoteAddress: incoming?.socket?.remoteAddress });
