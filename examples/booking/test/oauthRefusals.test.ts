@@ -135,6 +135,25 @@ describe('the token endpoint', () => {
   });
 });
 
+describe('the revocation endpoint (RFC 7009)', () => {
+  it('revoking the refresh token revokes the grant and its credential, audited', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await connect(scene);
+    const response = await fetch(`${scene.origin}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: flow.refreshToken, client_id: flow.clientId }).toString(),
+    });
+    expect(response.status).toBe(200);
+    await expect
+      .poll(() => t.count('gatehouse_credentials', "client_label LIKE 'OAuth:%' AND revoked_at IS NOT NULL"))
+      .toBe(1);
+    expect(await t.count('gatehouse_audit', "action = 'token.revoke' AND channel = 'oauth'")).toBe(1);
+    expect((await rawClient(scene.mcpUrl, flow.accessToken).listTools()).status).toBe(401);
+  });
+});
+
 describe('the MCP endpoint with OAuth access tokens', () => {
   it('answers 401 once the credential is revoked on the tokens page, and refuses its refresh token', async () => {
     await using t = await oauthApp();
