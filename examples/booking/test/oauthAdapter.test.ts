@@ -70,8 +70,8 @@ describe.each([
       await codes.upsert('code1', { grantId: 'g1', accountId: 'p_olivia' }, 60);
       await codes.consume('code1');
       expect(await codes.find('code1')).toEqual({ grantId: 'g1', accountId: 'p_olivia', consumed: 1940 });
-    await codes.upsert('code1', { grantId: 'g1', accountId: 'p_olivia', consumed: 1940 }, 60);
-    expect(await codes.find('code1')).toMatchObject({ consumed: 1940 });
+      await codes.upsert('code1', { grantId: 'g1', accountId: 'p_olivia', consumed: 1940 }, 60);
+      expect(await codes.find('code1')).toMatchObject({ consumed: 1940 });
 
       await sessions.destroy('code1');
       expect(await sessions.find('code1')).toBeUndefined();
