@@ -58,8 +58,9 @@ export interface AuthorizationServer {
   resource(): string;
   /**
    * Checks an access token for the MCP endpoint: issued here and stored (so
-   * not revoked, not expired), its grant a live Gatehouse credential of the
-   * same person; the token's scopes cut to the credential's rights.
+   * not revoked, not expired), its grant a Gatehouse credential of the same
+   * person, neither revoked nor expired; the token's scopes cut to the
+   * credential's rights.
    * Undefined for anything else.
    */
   verify(token: string): Promise<VerifiedAccessToken | undefined>;
@@ -157,6 +158,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       const credential = await deps.credentialStore.findById(stored.grantId);
       if (!credential || credential.revokedAt !== null || credential.creatorId !== stored.accountId)
         return undefined;
+      if (credential.expiresAt !== null && credential.expiresAt <= deps.clock().getTime()) return undefined;
       const granted = new Set<string>(credential.rights);
       return {
         audience: typeof stored.aud === 'string' ? stored.aud : [...(stored.aud ?? [])],
