@@ -36,6 +36,8 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
     'test/replicas/postgres.test.ts',
     'test/replicas/sqlite.test.ts',
     'test/telemetryExport.test.ts',
+    'test/oauthMetadataHttps.test.ts',
+    'test/oauthRestart.test.ts',
   ],
 };
 
