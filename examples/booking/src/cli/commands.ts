@@ -4,6 +4,7 @@ import { UsageError } from '../config.js';
 import { seedIfEmpty } from '../db/seed.js';
 import { type Person, RIGHTS, type Right, ROLES, type Role } from '../domain/model.js';
 import { COMPACT_TOOLSET } from '../mcp/tools/index.js';
+import { ClientRegistrationError, listClients, removeClient, saveClient } from '../oauth/clients.js';
 import type { StaffActor } from '../services/people.js';
 import { onOff, type ParsedArgs, positional, required } from './args.js';
 
@@ -197,6 +198,57 @@ const seed: Command = {
   },
 };
 
+const clientAdd: Command = {
+  usage: 'oauth-client add --id ID --name NAME --redirect-uris U1[,U2]   (a pre-registered public client)',
+  options: ['id', 'name', 'redirect-uris'],
+  async run(app, args, io) {
+    positional(args, []);
+    const client = {
+      id: required(args, 'id'),
+      name: required(args, 'name'),
+      redirectUris: required(args, 'redirect-uris')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    };
+    let replaced: boolean;
+    try {
+      replaced = await saveClient(app.database, client, cliActor(), app.deps.clock().getTime());
+    } catch (error) {
+      if (error instanceof ClientRegistrationError) throw new UsageError(error.message);
+      throw error;
+    }
+    io.out(
+      `${replaced ? 'Replaced' : 'Registered'} the OAuth client ${client.id} (${client.name.trim()}), public with PKCE, redirect URIs: ${client.redirectUris.join(' ')}\n`,
+    );
+  },
+};
+
+const clientList: Command = {
+  usage: 'oauth-client list',
+  options: [],
+  async run(app, args, io) {
+    positional(args, []);
+    const clients = await listClients(app.database.kysely);
+    if (clients.length === 0)
+      io.out('No registered OAuth clients (metadata-document clients are not listed).\n');
+    for (const c of clients) io.out(`${c.id}\t${c.name}\t${c.redirectUris.join(' ')}\n`);
+  },
+};
+
+const clientRemove: Command = {
+  usage: 'oauth-client remove <id>',
+  options: [],
+  async run(app, args, io) {
+    const [id = ''] = positional(args, ['id']);
+    if (!(await removeClient(app.database, id, cliActor(), app.deps.clock().getTime())))
+      throw new UsageError(`There is no registered OAuth client ${id}.`);
+    io.out(
+      `Removed ${id}: it can start no authorization and refresh no token. Revoke its grants on the tokens page to end its access at once.\n`,
+    );
+  },
+};
+
 /** Every command, by its first two words (or one, for `seed`). */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   seed,
@@ -207,6 +259,9 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'person password': personPassword,
   'switch global': switchGlobal,
   'switch workspace': switchWorkspace,
+  'oauth-client add': clientAdd,
+  'oauth-client list': clientList,
+  'oauth-client remove': clientRemove,
 };
 
 /** A `ToolError` raised by a service (a right the person does not hold) as a usage error. */

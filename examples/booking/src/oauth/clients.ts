@@ -1,0 +1,178 @@
+import { auditRow } from '@gatehousejs/core';
+import type { BookingDatabase } from '../db/database.js';
+import type { BookingDb } from '../db/tables.js';
+import type { StaffActor } from '../services/people.js';
+
+/**
+ * A pre-registered public client (the MCP specification's "preregistration"):
+ * a desktop host or a test harness the operator registers once, with the
+ * redirect URIs it may use. It authenticates with nothing but PKCE.
+ */
+export interface StaticClient {
+  /** Its `client_id`: 3 to 64 of `A-Z a-z 0-9 . _ -`, never a URL (URLs are metadata-document clients). */
+  readonly id: string;
+  /** The name the consent page shows. */
+  readonly name: string;
+  /** Every redirect URI it may use: all `https`, or all `http` on a loopback address (a native app's). */
+  readonly redirectUris: readonly string[];
+}
+
+/** The `oauth_payloads` model oidc-provider reads clients from. */
+const CLIENT_MODEL = 'Client';
+const CLIENT_ID = /^[A-Za-z0-9._-]{3,64}$/;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+const MAX_NAME = 100;
+const MAX_REDIRECTS = 10;
+
+/** Why a client cannot be registered, in words for the operator. */
+export class ClientRegistrationError extends Error {
+  override readonly name = 'ClientRegistrationError';
+}
+
+/** Whether every redirect URI is a loopback `http` one (a native client) rather than `https` (a web client). */
+function applicationType(uris: readonly string[]): 'native' | 'web' {
+  const kinds = new Set(
+    uris.map((text) => {
+      const url = URL.parse(text);
+      if (!url || url.hash || text.includes('#'))
+        throw new ClientRegistrationError(`${text} is not an absolute URL without a fragment.`);
+      // never echoed: it may be a secret
+      if (url.username || url.password)
+        throw new ClientRegistrationError('A redirect URI must not carry a user name or password.');
+      if (url.protocol === 'https:') return 'web';
+      if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return 'native';
+      throw new ClientRegistrationError(
+        `${text} must be https, or http on a loopback address (127.0.0.1, [::1], localhost).`,
+      );
+    }),
+  );
+  if (kinds.size !== 1)
+    throw new ClientRegistrationError(
+      'Give either https redirect URIs (a web client) or loopback http ones (a native client), not both.',
+    );
+  return kinds.has('web') ? 'web' : 'native';
+}
+
+/**
+ * The client's metadata as oidc-provider stores it: a public client
+ * (`token_endpoint_auth_method: none`) with the authorization code and
+ * refresh token grants. For a loopback redirect URI the provider accepts
+ * any port (RFC 8252 §7.3), so `http://127.0.0.1/callback` serves a native
+ * app whatever port it listens on.
+ */
+export function clientMetadata(client: StaticClient): Record<string, unknown> {
+  if (!CLIENT_ID.test(client.id))
+    throw new ClientRegistrationError('A client id is 3 to 64 of A-Z a-z 0-9 . _ - (not a URL).');
+  const name = client.name.trim();
+  if (!name || name.length > MAX_NAME)
+    throw new ClientRegistrationError(`A client name is 1 to ${MAX_NAME} characters.`);
+  const uris = [...new Set(client.redirectUris)];
+  if (uris.length === 0 || uris.length > MAX_REDIRECTS)
+    throw new ClientRegistrationError(`Give 1 to ${MAX_REDIRECTS} redirect URIs.`);
+  return {
+    client_id: client.id,
+    client_name: name,
+    redirect_uris: uris,
+    application_type: applicationType(uris),
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  };
+}
+
+/** One change of the client registry and its audit row (`oauth_client.add`, `oauth_client.remove`), in one unit of work. */
+function audited<T>(
+  database: BookingDatabase,
+  action: string,
+  clientId: string,
+  by: StaffActor,
+  now: number,
+  change: (db: BookingDb) => Promise<T>,
+): Promise<T> {
+  return database.write(async (db, handle) => {
+    const result = await change(db);
+    const entry = {
+      channel: by.channel,
+      action,
+      outcome: 'ok' as const,
+      actorId: by.actorId,
+      objectIds: [clientId],
+    };
+    await database.stores.audit.append(auditRow(entry, now), handle);
+    return result;
+  });
+}
+
+/**
+ * Registers (or replaces) a pre-registered client in the product's database,
+ * where every replica's provider finds it, with an audit row; returns whether
+ * it replaced one.
+ */
+export async function saveClient(
+  database: BookingDatabase,
+  client: StaticClient,
+  by: StaffActor,
+  now: number,
+): Promise<boolean> {
+  const payload = JSON.stringify(clientMetadata(client));
+  return audited(database, 'oauth_client.add', client.id, by, now, async (db) => {
+    const existing = await db
+      .selectFrom('oauth_payloads')
+      .select('id')
+      .where('model', '=', CLIENT_MODEL)
+      .where('id', '=', client.id)
+      .executeTakeFirst();
+    const row = { payload, grant_id: null, uid: null, user_code: null, expires_at: null, consumed_at: null };
+    await db
+      .insertInto('oauth_payloads')
+      .values({ model: CLIENT_MODEL, id: client.id, ...row })
+      .onConflict((conflict) => conflict.columns(['model', 'id']).doUpdateSet(row))
+      .execute();
+    return existing !== undefined;
+  });
+}
+
+/** Every client registered in the database (pre-registered and dynamically registered), by id. */
+export async function listClients(
+  db: BookingDb,
+): Promise<readonly { id: string; name: string; redirectUris: readonly string[] }[]> {
+  const rows = await db
+    .selectFrom('oauth_payloads')
+    .select(['id', 'payload'])
+    .where('model', '=', CLIENT_MODEL)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => {
+    const metadata = JSON.parse(row.payload) as { client_name?: unknown; redirect_uris?: unknown };
+    return {
+      id: row.id,
+      name: typeof metadata.client_name === 'string' ? metadata.client_name : '',
+      redirectUris: Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris.map(String) : [],
+    };
+  });
+}
+
+/**
+ * Removes a registered client: it can start no new authorization and redeem
+ * no code or refresh token from then on (the provider no longer finds it).
+ * Returns whether there was one. Its grants stay Gatehouse credentials until
+ * they expire or are revoked on the tokens page.
+ */
+export async function removeClient(
+  database: BookingDatabase,
+  id: string,
+  by: StaffActor,
+  now: number,
+): Promise<boolean> {
+  const exists = await database.kysely
+    .selectFrom('oauth_payloads')
+    .select('id')
+    .where('model', '=', CLIENT_MODEL)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!exists) return false;
+  await audited(database, 'oauth_client.remove', id, by, now, (db) =>
+    db.deleteFrom('oauth_payloads').where('model', '=', CLIENT_MODEL).where('id', '=', id).execute(),
+  );
+  return true;
+}

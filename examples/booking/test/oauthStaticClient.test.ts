@@ -1,0 +1,141 @@
+/**
+ * Pre-registered public clients (`npm run booking -- oauth-client add`): the
+ * registry's rules, a registered native client completing the flow from any
+ * loopback port with dynamic registration off, and a removed client refused
+ * at the authorization and token endpoints. Every change is audited.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompiledQuery } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliActor } from '../src/cli/commands.js';
+import {
+  ClientRegistrationError,
+  clientMetadata,
+  listClients,
+  removeClient,
+  saveClient,
+} from '../src/oauth/clients.js';
+import { authorizeQuery, consent, pkce, reachConsent, sceneOf, tokenRequest } from './fixtures/oauthFlow.js';
+import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
+
+let template: string;
+beforeAll(async () => {
+  template = await seededTemplate(mkdtempSync(join(tmpdir(), 'oauth-static-')));
+});
+
+const CLIENT = { id: 'desk-app', name: 'Desk App', redirectUris: ['http://127.0.0.1/callback'] };
+
+async function count(t: TestApp, sql: string, ...params: unknown[]): Promise<number> {
+  const { rows } = await t.app.database.kysely.executeQuery<{ n: number }>(CompiledQuery.raw(sql, params));
+  return Number(rows[0]?.n);
+}
+
+describe('the client registry', () => {
+  it('describes a loopback client as native and an https one as web, both public with PKCE', () => {
+    expect(clientMetadata(CLIENT)).toEqual({
+      client_id: 'desk-app',
+      client_name: 'Desk App',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      application_type: 'native',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
+    expect(
+      clientMetadata({ id: 'web.app', name: 'Web', redirectUris: ['https://app.example/cb'] }),
+    ).toMatchObject({ application_type: 'web' });
+  });
+
+  it.each([
+    ['a URL as id (those are metadata-document clients)', { id: 'https://x.example/c.json' }],
+    ['a short id', { id: 'ab' }],
+    ['an empty name', { name: '  ' }],
+    ['no redirect URI', { redirectUris: [] }],
+    ['plain http off loopback', { redirectUris: ['http://app.example/cb'] }],
+    ['a fragment', { redirectUris: ['https://app.example/cb#x'] }],
+    ['credentials in the URI', { redirectUris: ['https://u:p@app.example/cb'] }],
+    ['a relative URI', { redirectUris: ['/callback'] }],
+    ['web and native mixed', { redirectUris: ['https://app.example/cb', 'http://127.0.0.1/cb'] }],
+  ])('refuses %s, writing nothing', async (_what, change) => {
+    await using t = await testApp({ template });
+    const client = { ...CLIENT, ...change };
+    const error = await saveClient(t.app.database, client, cliActor(), Date.now()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientRegistrationError);
+    expect((error as Error).message).not.toContain('u:p@'); // a credential is never echoed
+    expect(await count(t, "SELECT count(*) AS n FROM oauth_payloads WHERE model = 'Client'")).toBe(0);
+    expect(
+      await count(t, "SELECT count(*) AS n FROM gatehouse_audit WHERE action LIKE 'oauth_client.%'"),
+    ).toBe(0);
+  });
+
+  it('registers, replaces, lists and removes, one audit row per change', async () => {
+    await using t = await testApp({ template });
+    const { database } = t.app;
+    expect(await saveClient(database, CLIENT, cliActor(), Date.now())).toBe(false);
+    expect(await saveClient(database, { ...CLIENT, name: 'Desk App 2' }, cliActor(), Date.now())).toBe(true);
+    expect(await listClients(database.kysely)).toEqual([
+      { id: 'desk-app', name: 'Desk App 2', redirectUris: ['http://127.0.0.1/callback'] },
+    ]);
+    expect(await removeClient(database, 'desk-app', cliActor(), Date.now())).toBe(true);
+    expect(await removeClient(database, 'desk-app', cliActor(), Date.now())).toBe(false);
+    expect(await listClients(database.kysely)).toEqual([]);
+    expect(
+      await count(
+        t,
+        "SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'oauth_client.add' AND channel = 'cli'",
+      ),
+    ).toBe(2);
+    expect(
+      await count(
+        t,
+        "SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'oauth_client.remove' AND object_ids LIKE '%desk-app%'",
+      ),
+    ).toBe(1);
+  });
+});
+
+describe('a pre-registered client', () => {
+  it('completes the flow from any loopback port with registration off; once removed it can neither start nor refresh', async () => {
+    await using t = await testApp({ template });
+    await saveClient(t.app.database, CLIENT, cliActor(), Date.now());
+    const scene = await sceneOf(t);
+    expect((await fetch(`${scene.origin}/oauth/register`, { method: 'POST' })).status).toBe(404);
+    const redirectUri = 'http://127.0.0.1:49215/callback';
+    const { verifier, challenge } = pkce();
+    const query = authorizeQuery(scene, CLIENT.id, challenge, { redirect_uri: redirectUri });
+    const consentPath = await reachConsent(scene, query);
+    const page = await scene.browser.get(consentPath);
+    expect(page.text).toContain('Desk App');
+    const back = await consent(scene, consentPath, { decision: 'grant', rights: ['bookings.read'] });
+    expect(back.origin + back.pathname).toBe(redirectUri);
+    expect(back.searchParams.get('iss')).toBe(scene.origin);
+    const tokens = await tokenRequest(scene.origin, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      redirect_uri: redirectUri,
+      client_id: CLIENT.id,
+      code_verifier: verifier,
+      resource: scene.mcpUrl.href,
+    });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    expect(
+      await count(
+        t,
+        "SELECT count(*) AS n FROM gatehouse_credentials WHERE client_label = 'OAuth: Desk App'",
+      ),
+    ).toBe(1);
+
+    await removeClient(t.app.database, CLIENT.id, cliActor(), Date.now());
+    const refreshed = await tokenRequest(scene.origin, {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.body.refresh_token),
+      client_id: CLIENT.id,
+    });
+    expect(refreshed).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    const again = await scene.browser.get(authorizeQuery(scene, CLIENT.id, pkce().challenge));
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('invalid_client');
+  });
+});
