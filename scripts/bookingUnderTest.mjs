@@ -99,8 +99,9 @@ async function waitUntilServing(url, child, output) {
 }
 
 /**
- * Starts the booking server and returns its MCP URL, a bearer token and
- * `stop()`. The child is also killed when this process exits, is
+ * Starts the booking server and returns its MCP URL, a bearer token,
+ * `stop()`, what it printed so far (`output`, its banner included) and
+ * `cli(args)`, the booking CLI on the same database. The child is also killed when this process exits, is
  * interrupted, or throws, so no server outlives the check.
  */
 export async function startBooking({ label }) {
@@ -150,5 +151,5 @@ export async function startBooking({ label }) {
     await stop();
     throw error;
   }
-  return { url, token, stop, output };
+  return { url, token, stop, output, cli: (args) => cli(env, args) };
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Runs the official MCP conformance suite against the booking example's MCP
- * server, in both protocol eras, with a bearer token. The scenarios that
+ * server, in both protocol eras, with a bearer token, then its
+ * authorization-server scenarios against the booking OAuth authorization
+ * server (see conformanceAuthorization.mjs; needs Chromium). The scenarios that
  * apply to a tools-only server are listed here by name, so a new failure
  * fails this script; docs/conformance.md lists the others and why they do
  * not apply. Needs `npm run build` first. Exit code 0 only when every listed
@@ -15,6 +17,7 @@ import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveNode22Tool, startBooking } from './bookingUnderTest.mjs';
+import { AUTHORIZATION_SCENARIOS, runAuthorizationScenarios } from './conformanceAuthorization.mjs';
 
 /** Pinned exactly: the `latest` tag is the older 0.1 line, which has no 2026-07-28 era. */
 const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
@@ -159,12 +162,19 @@ async function main() {
         if (verbose || !result.ok) console.log(result.output.replace(/^/gm, '        | '));
       }
     }
+    const result = await runAuthorizationScenarios(tool, booking);
+    console.log(
+      `${result.ok ? 'pass' : 'FAIL'}  OAuth authorization server: ${AUTHORIZATION_SCENARIOS.join(', ')}; ${result.summary}`,
+    );
+    for (const reason of result.reasons) console.log(`        ${reason}`);
+    if (!result.ok) failures += 1;
+    if (verbose || !result.ok) console.log(result.output.replace(/^/gm, '        | '));
   } finally {
     await proxy?.close();
     await booking.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
-  const total = Object.values(PLAN).flat().length;
+  const total = Object.values(PLAN).flat().length + 1;
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`${total - failures}/${total} scenario runs passed in ${seconds} s.`);
   if (failures > 0) process.exitCode = 1;
