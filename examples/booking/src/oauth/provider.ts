@@ -4,6 +4,7 @@ import { RIGHTS } from '../domain/model.js';
 import { oauthAdapter } from './adapter.js';
 import type { AuthorizationKeys } from './keys.js';
 import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS } from './lifetimes.js';
+import { metadataFetch, type ProviderFetch, unguardedFetch } from './metadataFetch.js';
 
 /** How the authorization server is set up. */
 export interface ProviderSettings {
@@ -18,8 +19,13 @@ export interface ProviderSettings {
   readonly dynamicRegistration?: boolean;
   /** Whether a client's metadata document may be fetched from a private or loopback address; default no. */
   readonly allowPrivateMetadataFetch?: boolean;
+  /**
+   * Hosts (`host` or `host:port`) whose metadata documents may be fetched
+   * from a private or loopback address; every other host keeps the guard.
+   */
+  readonly metadataHosts?: readonly string[];
   /** Replaces the provider's outgoing fetch (tests); see `OAuthSettings.fetch`. */
-  readonly fetch?: (url: URL | string, init: RequestInit) => Promise<Response>;
+  readonly fetch?: ProviderFetch;
   /** Called when the provider revoked a grant (a reused refresh token, a revocation request). */
   readonly onGrantRevoked?: (grantId: string) => void;
   /** Called with an unexpected error of the provider (it answered 500 `server_error`); log its type only. */
@@ -117,22 +123,29 @@ function configuration(settings: ProviderSettings): Configuration {
         },
       },
     } as Configuration['features'],
-    ...(settings.allowPrivateMetadataFetch ? { fetch: unprotectedFetch } : {}),
-    ...(settings.fetch ? { fetch: settings.fetch as NonNullable<Configuration['fetch']> } : {}),
+    ...outgoingFetch(settings),
   };
 }
 
-/** The provider's fetch without its special-use-address guard: only when configured (local development). */
-const unprotectedFetch: NonNullable<Configuration['fetch']> = (url, options) => {
-  const { dispatcher: _dispatcher, ...rest } = options as RequestInit & { dispatcher?: unknown };
-  return fetch(url, rest);
-};
+/**
+ * The provider's outgoing fetch: a test's replacement; else no guard at all
+ * when private fetches are allowed; else the guard lifted for the listed
+ * hosts only; else oidc-provider's own (special-use addresses refused).
+ */
+function outgoingFetch(settings: ProviderSettings): Pick<Configuration, 'fetch'> {
+  const use = (fetch: ProviderFetch) => ({ fetch: fetch as NonNullable<Configuration['fetch']> });
+  if (settings.fetch) return use(settings.fetch);
+  if (settings.allowPrivateMetadataFetch) return use(unguardedFetch());
+  if (settings.metadataHosts?.length) return use(metadataFetch(settings.metadataHosts));
+  return {};
+}
 
 /**
  * The booking product's OAuth 2.1 authorization server on oidc-provider:
  * authorization code with PKCE (S256 only, required for every client),
  * clients by Client ID Metadata Document (fetched only from public
- * addresses unless configured) or, when enabled, dynamic registration;
+ * addresses, but for the hosts configured or all when allowed) or, when
+ * enabled, dynamic registration;
  * resource indicators (RFC 8707) with the MCP endpoint as the one audience;
  * `iss` in the authorization response (RFC 9207); refresh tokens that rotate
  * (a reused one revokes the grant); ten-minute opaque access tokens. Every

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { BookingDb } from '../db/tables.js';
 import type { Right } from '../domain/model.js';
 import { type KeySources, loadAuthorizationKeys } from './keys.js';
+import { metadataHostsFromEnv, type ProviderFetch } from './metadataFetch.js';
 import { runNodeHandler } from './nodeBridge.js';
 import { STARTING_SCOPES } from './resourceMetadata.js';
 import { rightsOfScopes } from './scopes.js';
@@ -17,20 +18,34 @@ export interface OAuthSettings extends KeySources {
   /** Fetch client metadata documents from private and loopback addresses too; default no. */
   readonly allowPrivateMetadataFetch?: boolean;
   /**
+   * Hosts (`host` or `host:port`; a bare host means port 443) whose client
+   * metadata documents may be fetched although they resolve to a private or
+   * loopback address, matched by the `client_id` URL's host as written; every
+   * other host keeps the provider's guard. Default none.
+   */
+  readonly metadataHosts?: readonly string[];
+  /**
    * Replaces the provider's outgoing fetch (client metadata documents), for
    * tests that serve a document without a network; the special-use address
    * guard is then the replacement's business. Never set from the environment.
    */
-  readonly fetch?: (url: URL | string, init: RequestInit) => Promise<Response>;
+  readonly fetch?: ProviderFetch;
 }
 
-/** Reads `BOOKING_OAUTH_JWKS`, `BOOKING_OAUTH_COOKIE_KEYS`, `BOOKING_OAUTH_DYNAMIC_REGISTRATION=1` and `BOOKING_OAUTH_PRIVATE_METADATA_FETCH=1`. */
+/**
+ * Reads `BOOKING_OAUTH_JWKS`, `BOOKING_OAUTH_COOKIE_KEYS`,
+ * `BOOKING_OAUTH_DYNAMIC_REGISTRATION=1`, `BOOKING_OAUTH_PRIVATE_METADATA_FETCH=1`
+ * and `BOOKING_OAUTH_METADATA_HOSTS` (comma-separated `host[:port]`); a bad
+ * host list throws a usage error naming the variable.
+ */
 export function oauthSettingsFromEnv(env: NodeJS.ProcessEnv): OAuthSettings {
+  const metadataHosts = metadataHostsFromEnv(env.BOOKING_OAUTH_METADATA_HOSTS);
   return {
     jwks: env.BOOKING_OAUTH_JWKS || undefined,
     cookieKeys: env.BOOKING_OAUTH_COOKIE_KEYS || undefined,
     dynamicRegistration: env.BOOKING_OAUTH_DYNAMIC_REGISTRATION === '1',
     allowPrivateMetadataFetch: env.BOOKING_OAUTH_PRIVATE_METADATA_FETCH === '1',
+    ...(metadataHosts ? { metadataHosts } : {}),
   };
 }
 
@@ -111,6 +126,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       now,
       ...(deps.settings.dynamicRegistration ? { dynamicRegistration: true } : {}),
       ...(deps.settings.allowPrivateMetadataFetch ? { allowPrivateMetadataFetch: true } : {}),
+      ...(deps.settings.metadataHosts ? { metadataHosts: deps.settings.metadataHosts } : {}),
       ...(deps.settings.fetch ? { fetch: deps.settings.fetch } : {}),
       onServerError: (error) => {
         const type = error instanceof Error ? error.name : typeof error;
