@@ -195,6 +195,14 @@ async function signedIn(): Promise<PagesBrowser> {
   return browser;
 }
 
+/** The hidden fields of a page's form but the CSRF token (the browser sends that), as a browser submits them. */
+function hiddenFields(html: string): Record<string, string> {
+  const inputs = html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g);
+  return Object.fromEntries(
+    [...inputs].filter(([, name]) => name !== 'csrf').map(([, name, value]) => [name, value]),
+  );
+}
+
 describe('a metadata-document client served over HTTPS on loopback', () => {
   it('is fetched over verified TLS, consented to through the pages, and its token calls MCP', async () => {
     const browser = await signedIn();
@@ -207,7 +215,8 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
     const page = await browser.get(consentPath);
     expect(page.status).toBe(200);
     expect(page.text).toContain('<strong data-client-name>Metadata Desktop</strong>');
-    const posted = await browser.post(consentPath, { decision: 'grant', rights: ['bookings.read'] });
+    const fields = { ...hiddenFields(page.text), decision: 'grant', rights: ['bookings.read'] };
+    const posted = await browser.post(consentPath, fields);
     expect(posted.status, posted.text).toBe(303);
     const resumed = await browser.get(new URL(posted.headers.get('location') ?? '', booking.url).pathname);
     expect(resumed.status, resumed.text).toBe(303);
