@@ -8,14 +8,14 @@ describe('migrateProductSchema', () => {
     try {
       migrateProductSchema(db, 0);
       db.exec(`ALTER TABLE customers DROP COLUMN revision;
-        DROP TABLE oauth_payloads; DROP TABLE oauth_keys;
+        DROP TABLE oauth_payloads; DROP TABLE oauth_keys; DROP TABLE memberships;
         DELETE FROM booking_migrations WHERE version > 1;
         INSERT INTO workspaces (id, name, zone, currency, created_at) VALUES ('ws', 'W', 'UTC', 'EUR', 0);
         INSERT INTO customers (id, workspace_id, name, email, created_at) VALUES ('cu', 'ws', 'Ada', 'a@x', 0);`);
-      expect(migrateProductSchema(db, 1)).toEqual([2, 3]);
+      expect(migrateProductSchema(db, 1)).toEqual([2, 3, 4]);
       expect(db.prepare('SELECT revision FROM customers').all()).toEqual([{ revision: 1 }]);
       expect(migrateProductSchema(db, 2)).toEqual([]);
-      expect(PRODUCT_SCHEMA_VERSION).toBe(3);
+      expect(PRODUCT_SCHEMA_VERSION).toBe(4);
     } finally {
       db.close();
     }

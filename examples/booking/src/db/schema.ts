@@ -155,6 +155,21 @@ CREATE TABLE oauth_keys (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'workspace memberships',
+    sql: `
+CREATE TABLE memberships (
+  person_id TEXT NOT NULL REFERENCES people (id),
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  role TEXT NOT NULL CHECK (role IN ('owner', 'dispatcher', 'viewer')),
+  active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (person_id, workspace_id)
+);
+CREATE INDEX memberships_workspace ON memberships (workspace_id);
+`,
+  },
 ];
 
 /** The product schema version this code writes. */

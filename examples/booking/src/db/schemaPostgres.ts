@@ -161,6 +161,21 @@ CREATE TABLE oauth_keys (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'workspace memberships',
+    sql: `
+CREATE TABLE memberships (
+  person_id TEXT NOT NULL REFERENCES people (id),
+  workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+  role TEXT NOT NULL CHECK (role IN ('owner', 'dispatcher', 'viewer')),
+  active SMALLINT NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (person_id, workspace_id)
+);
+CREATE INDEX memberships_workspace ON memberships (workspace_id);
+`,
+  },
 ];
 
 /** The advisory lock every process migrating this database takes: one migrates, the others wait and find it done. */

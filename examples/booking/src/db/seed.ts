@@ -39,6 +39,8 @@ interface SeedWorkspace {
   readonly technicians: readonly (readonly [id: string, name: string, phone: string, onCall: 0 | 1])[];
   readonly bookings: readonly SeedBooking[];
   readonly alertRules: readonly (readonly [id: string, name: string])[];
+  /** People of other workspaces who also work here, with their role here. */
+  readonly guests?: readonly (readonly [personId: string, role: string])[];
 }
 
 /** The demo data: two workspaces, so tenant scoping can be seen and tested. */
@@ -117,6 +119,8 @@ export const SEED: readonly SeedWorkspace[] = [
     zone: 'Europe/London',
     currency: 'GBP',
     people: [['p_gina', 'Gina Owner', 'gina@globex.example', 'owner', 0]],
+    // Olivia of Acme also reads Globex's bookings: one sign-in, two workspaces (the consent page's picker)
+    guests: [['p_olivia', 'viewer']],
     customers: [['cu_linus', 'Linus Pauling', 'linus@example.org', null, 'Leak under the sink.']],
     technicians: [['te_sam', 'Sam Carter', '+44 7700 900123', 1]],
     bookings: [
@@ -239,6 +243,14 @@ export function seedIfEmpty(database: BookingDatabase, now: Date = new Date()): 
     for (const ws of SEED) {
       await insertStaffAndCustomers(db, ws, instant.epochMilliseconds);
       await insertBookingsAndRules(db, ws, instant);
+    }
+    for (const ws of SEED) {
+      for (const [personId, role] of ws.guests ?? []) {
+        await db
+          .insertInto('memberships')
+          .values({ person_id: personId, workspace_id: ws.id, role, created_at: instant.epochMilliseconds })
+          .execute();
+      }
     }
     return true;
   });

@@ -23,6 +23,17 @@ export interface BookingTables {
     password_hash: string | null;
     created_at: number;
   };
+  /**
+   * A person's work in a workspace other than their own (`people.workspace_id`),
+   * with the role they hold there: one sign-in, several workspaces.
+   */
+  memberships: {
+    person_id: string;
+    workspace_id: string;
+    role: string;
+    active: Generated<Flag>;
+    created_at: number;
+  };
   customers: {
     id: string;
     workspace_id: string;

@@ -3,21 +3,44 @@ import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
 import { type ConsentRequest, consentRequest, denyConsent, grantConsent } from '../oauth/consent.js';
 import { TOOLSETS } from '../oauth/scopes.js';
+import type { Membership } from '../services/people.js';
 import { formOf, nowOf, type PageContext, type PageEnv, type SignedIn, signedIn } from './context.js';
 import { readCookie } from './cookies.js';
 import { csrfField, errorPage, type Html, render, seeOther } from './layout.js';
 
-function consentForm(who: SignedIn, request: ConsentRequest): Html {
-  const held = new Set<string>(who.rights);
+/**
+ * The workspace picker, for a person who works in several: a plain GET form
+ * (no script) that reloads the page for the chosen workspace. A token is for
+ * one workspace (I3); to connect the client to another, authorize again.
+ */
+function workspacePicker(
+  request: ConsentRequest,
+  workspaces: readonly Membership[],
+  chosen: Membership,
+): Html {
+  if (workspaces.length < 2) return html``;
   const action = `/oauth/consent/${encodeURIComponent(request.uid)}`;
-  return html`<p>The client <strong data-client-name>${request.clientName}</strong> (<code data-client-id>${request.clientId}</code>) asks to act for you in the workspace <strong data-workspace>${who.workspaceName}</strong> through MCP. It will return to <code>${request.redirectUri}</code>.</p>
+  return html`<form data-form="workspace" method="get" action="${action}">
+  <label>Workspace <select name="workspace">${workspaces.map(
+    (w) =>
+      html`<option value="${w.workspaceId}"${w.workspaceId === chosen.workspaceId ? html` selected` : ''}>${w.name} (${w.role})</option>`,
+  )}</select></label>
+  <button type="submit">Choose</button>
+</form>`;
+}
+
+function consentForm(who: SignedIn, request: ConsentRequest, chosen: Membership): Html {
+  const held = new Set<string>(chosen.rights);
+  const action = `/oauth/consent/${encodeURIComponent(request.uid)}`;
+  return html`<p>The client <strong data-client-name>${request.clientName}</strong> (<code data-client-id>${request.clientId}</code>) asks to act for you, ${who.person.name}, in the workspace <strong data-workspace>${chosen.name}</strong> through MCP. It will return to <code>${request.redirectUri}</code>.</p>
 <form data-form="consent" method="post" action="${action}">
   ${csrfField(who.csrf)}
-  <fieldset><legend>Rights it asks for (you can grant only rights you hold now)</legend>
+  <input type="hidden" name="workspace" value="${chosen.workspaceId}">
+  <fieldset><legend>Rights it asks for (you can grant only rights you hold in ${chosen.name} now)</legend>
   ${request.rights.map((right) =>
     held.has(right)
       ? html`<label><input type="checkbox" name="rights" value="${right}" checked> ${right}</label>`
-      : html`<p data-not-held="${right}">${right}: you do not hold this right, so it cannot be granted.</p>`,
+      : html`<p data-not-held="${right}">${right}: you do not hold this right in ${chosen.name}, so it cannot be granted.</p>`,
   )}
   </fieldset>
   <label>Toolset <select name="toolset"><option value="">all tools</option>${TOOLSETS.map((t) => html`<option value="${t}">${t}</option>`)}</select></label>
@@ -27,8 +50,16 @@ function consentForm(who: SignedIn, request: ConsentRequest): Html {
 </form>`;
 }
 
-async function consentPage(who: SignedIn, request: ConsentRequest, status = 200, error?: string) {
-  const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${consentForm(who, request)}`;
+/** The consent page for one workspace, with the picker when the person works in several. */
+function consentPage(
+  who: SignedIn,
+  request: ConsentRequest,
+  workspaces: readonly Membership[],
+  chosen: Membership,
+  status = 200,
+  error?: string,
+) {
+  const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${workspacePicker(request, workspaces, chosen)}${consentForm(who, request, chosen)}`;
   return render(status, { title: 'Connect a client', who, body });
 }
 
@@ -45,14 +76,26 @@ function startedHere(c: PageContext, uid: string): boolean {
   return readCookie(c.req.raw, '_interaction') === uid;
 }
 
+/** The workspace asked for among the person's, or their own when none is named; undefined for one they do not work in. */
+function chosenWorkspace(
+  workspaces: readonly Membership[],
+  asked: string | undefined,
+): Membership | undefined {
+  return asked === undefined ? workspaces[0] : workspaces.find((w) => w.workspaceId === asked);
+}
+
+const NOT_MEMBER = 'You do not work in that workspace. Choose one of yours on the consent page.';
+
 const ELSEWHERE =
   'This authorization request was started in another browser. Start again from the client on this device.';
 
 /**
  * The consent page of the OAuth authorization server (`/oauth/consent/:uid`),
  * behind the product's own sign-in, Origin check and CSRF token: it shows the
- * client, the workspace (the person's one tenant, I3) and the rights asked for,
- * those the person does not hold now not grantable (I4). Allowing mints a
+ * client, the workspace the token will be for (one tenant, I3; a person who
+ * works in several picks one, their own first) and the rights asked for,
+ * those the person does not hold there now not grantable (I4). The posted
+ * workspace is checked against the person's memberships again. Allowing mints a
  * Gatehouse credential (audited, on the tokens page) that is the grant;
  * denying answers the client `access_denied`. Only the browser that started
  * the authorization may answer it (its `_interaction` cookie).
@@ -62,7 +105,11 @@ export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
     if (!startedHere(c, c.req.param('uid'))) return errorPage(c, 403, 'Refused', ELSEWHERE);
     const request = await consentRequest(app.oauth, c.req.param('uid'));
     if (!request) return errorPage(c, 404, 'Not found', EXPIRED);
-    return consentPage(signedIn(c), request);
+    const who = signedIn(c);
+    const workspaces = await app.people.workspacesOf(who.person.id);
+    const chosen = chosenWorkspace(workspaces, c.req.query('workspace') || undefined);
+    if (!chosen) return errorPage(c, 404, 'Not found', NOT_MEMBER);
+    return consentPage(who, request, workspaces, chosen);
   });
   pages.post('/oauth/consent/:uid', async (c) => {
     const who = signedIn(c);
@@ -75,19 +122,22 @@ export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
       const returnTo = await denyConsent(app.oauth, uid, nowOf(app));
       return returnTo ? seeOther(returnTo) : errorPage(c, 404, 'Not found', EXPIRED);
     }
+    const workspaces = await app.people.workspacesOf(who.person.id);
+    const chosen = chosenWorkspace(workspaces, form.get('workspace') || undefined);
+    if (!chosen) return errorPage(c, 404, 'Not found', NOT_MEMBER);
     const outcome = await grantConsent(
       app.oauth,
       app.credentials,
       request,
       {
         personId: who.person.id,
-        workspaceId: who.person.workspaceId,
+        workspaceId: chosen.workspaceId,
         rights: form.all('rights'),
         toolset: form.get('toolset') || null,
       },
       nowOf(app),
     );
-    if ('error' in outcome) return consentPage(who, request, 400, outcome.error);
+    if ('error' in outcome) return consentPage(who, request, workspaces, chosen, 400, outcome.error);
     return seeOther(outcome.returnTo);
   });
 }

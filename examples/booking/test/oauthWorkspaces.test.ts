@@ -1,0 +1,175 @@
+/**
+ * One sign-in, several workspaces: a person who also works in another
+ * workspace (a membership, with its own role there) picks the workspace on
+ * the consent page, and the token is for that one workspace only (I3), its
+ * rights capped by the role there (I4) and re-checked live. A workspace the
+ * person does not work in cannot be posted; a person of one workspace sees
+ * no picker.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliActor } from '../src/cli/commands.js';
+import {
+  authorizeQuery,
+  consent,
+  type OAuthScene,
+  pkce,
+  REDIRECT_URI,
+  reachConsent,
+  registerClient,
+  sceneOf,
+  tokenRequest,
+} from './fixtures/oauthFlow.js';
+import { rawClient } from './fixtures/raw.js';
+import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
+
+let template: string;
+beforeAll(async () => {
+  template = await seededTemplate(mkdtempSync(join(tmpdir(), 'oauth-workspaces-')));
+});
+
+const oauthApp = () => testApp({ template, oauth: { dynamicRegistration: true } });
+
+/** Up to the consent page, as `personId`; returns what the token request needs. */
+async function startFlow(scene: OAuthScene, personId = 'p_olivia') {
+  const clientId = await registerClient(scene.origin);
+  const { verifier, challenge } = pkce();
+  const path = await reachConsent(scene, authorizeQuery(scene, clientId, challenge), personId);
+  return { clientId, verifier, path };
+}
+
+async function redeem(scene: OAuthScene, flow: { clientId: string; verifier: string }, back: URL) {
+  const tokens = await tokenRequest(scene.origin, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT_URI,
+    client_id: flow.clientId,
+    code_verifier: flow.verifier,
+    resource: scene.mcpUrl.href,
+  });
+  expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+  return String(tokens.body.access_token);
+}
+
+const oauthCredentials = (t: TestApp) =>
+  t.rows<{ tenant_ids: string; rights: string; creator_id: string }>(
+    "SELECT tenant_ids, rights, creator_id FROM gatehouse_credentials WHERE client_label LIKE 'OAuth:%'",
+  );
+
+const callText = (reply: { result?: unknown }) => JSON.stringify(reply.result ?? null);
+
+describe('the people directory with memberships', () => {
+  it('gives a member the role of the membership there, and changes only that membership', async () => {
+    await using t = await oauthApp();
+    const { people } = t.app;
+    expect((await people.workspacesOf('p_olivia')).map((w) => [w.workspaceId, w.role])).toEqual([
+      ['ws_acme', 'owner'],
+      ['ws_globex', 'viewer'],
+    ]);
+    const guest = await people.get('ws_globex', 'p_olivia');
+    expect(guest).toMatchObject({ workspaceId: 'ws_globex', role: 'viewer', active: true, operator: false });
+    expect((await people.standing('ws_globex', 'p_olivia'))?.rights).toEqual([
+      'customers.read',
+      'bookings.read',
+    ]);
+    expect(await people.get('ws_globex', 'p_dan')).toBeUndefined();
+
+    await people.setRole(guest!, 'dispatcher', cliActor());
+    expect((await people.get('ws_globex', 'p_olivia'))?.role).toBe('dispatcher');
+    expect((await people.get('ws_acme', 'p_olivia'))?.role).toBe('owner');
+
+    await people.deactivate((await people.get('ws_globex', 'p_olivia'))!, cliActor());
+    expect((await people.standing('ws_globex', 'p_olivia'))?.active).toBe(false);
+    expect((await people.standing('ws_acme', 'p_olivia'))?.active).toBe(true);
+    expect((await people.workspacesOf('p_olivia')).map((w) => w.workspaceId)).toEqual(['ws_acme']);
+    expect(
+      await t.count(
+        'gatehouse_audit',
+        "action IN ('person.role', 'person.deactivate') AND tenant_id = 'ws_globex'",
+      ),
+    ).toBe(2);
+
+    await people.deactivate((await people.get('ws_acme', 'p_olivia'))!, cliActor());
+    expect(await people.workspacesOf('p_olivia')).toEqual([]);
+  });
+});
+
+describe('the consent page for a person of several workspaces', () => {
+  it('offers a picker, and a token for the workspace picked: its data only, its role’s rights, checked live', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await startFlow(scene);
+    const first = await scene.browser.get(flow.path);
+    expect(first.text).toContain('data-form="workspace"');
+    expect(first.text).toContain('<option value="ws_acme" selected>Acme Heating (owner)</option>');
+    expect(first.text).toContain('Globex Plumbing (viewer)');
+    const picked = await scene.browser.get(`${flow.path}?workspace=ws_globex`);
+    expect(picked.status).toBe(200);
+    expect(picked.text).toContain('data-workspace>Globex Plumbing</strong>');
+    expect(picked.text).toContain('<input type="hidden" name="workspace" value="ws_globex">');
+
+    const back = await consent(scene, flow.path, {
+      decision: 'grant',
+      workspace: 'ws_globex',
+      rights: ['bookings.read', 'customers.read'],
+    });
+    const token = await redeem(scene, flow, back);
+    const [credential] = await oauthCredentials(t);
+    expect(credential).toMatchObject({ creator_id: 'p_olivia', tenant_ids: '["ws_globex"]' });
+    expect(
+      await t.count(
+        'gatehouse_audit',
+        "action = 'token.create' AND channel = 'oauth' AND tenant_id = 'ws_globex'",
+      ),
+    ).toBe(1);
+
+    const found = await rawClient(scene.mcpUrl, token).callTool('find_bookings', {});
+    expect(found.status).toBe(200);
+    expect(callText(found)).toContain('Linus Pauling');
+    expect(callText(found)).not.toContain('Ada Lovelace');
+
+    // the membership ends: the same token answers 401 on its next request (I4)
+    await t.app.people.deactivate((await t.app.people.get('ws_globex', 'p_olivia'))!, cliActor());
+    expect((await rawClient(scene.mcpUrl, token).listTools()).status).toBe(401);
+  });
+
+  it('refuses a right the role there lacks, and a workspace the person does not work in, minting nothing', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await startFlow(scene);
+    const picked = await scene.browser.get(`${flow.path}?workspace=ws_globex`);
+    expect(picked.text).not.toContain('data-not-held="bookings.read"');
+    const beyond = await scene.browser.post(flow.path, {
+      decision: 'grant',
+      workspace: 'ws_globex',
+      rights: ['bookings.read', 'bookings.write'],
+    });
+    expect(beyond.status).toBe(400);
+    const elsewhere = await scene.browser.post(flow.path, {
+      decision: 'grant',
+      workspace: 'ws_nowhere',
+      rights: ['bookings.read'],
+    });
+    expect(elsewhere.status).toBe(404);
+    expect((await scene.browser.get(`${flow.path}?workspace=ws_nowhere`)).status).toBe(404);
+    expect(await oauthCredentials(t)).toEqual([]);
+    expect(await t.count('gatehouse_audit', "action = 'token.create'")).toBe(0);
+  });
+
+  it('shows a person of one workspace no picker, and refuses another workspace posted anyway', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await startFlow(scene, 'p_dan');
+    const page = await scene.browser.get(flow.path);
+    expect(page.text).not.toContain('data-form="workspace"');
+    const posted = await scene.browser.post(flow.path, {
+      decision: 'grant',
+      workspace: 'ws_globex',
+      rights: ['bookings.read'],
+    });
+    expect(posted.status).toBe(404);
+    expect(await oauthCredentials(t)).toEqual([]);
+  });
+});
