@@ -101,6 +101,41 @@ function withDefaultScope(request: Request): Request {
   return new Request(url, { method: 'GET', headers: request.headers });
 }
 
+/** The largest registration request rewritten; a larger one goes to the provider as sent (it refuses it). */
+const MAX_REGISTRATION_BYTES = 64 * 1024;
+
+/**
+ * A dynamic registration registers no scope limit: the `scope` a client
+ * names when it registers (the SDK sends the scopes it knows then) would
+ * otherwise cap every later authorization request, so a client could never
+ * step up to a right it learns it needs from a 403 `insufficient_scope`
+ * (it does not register again). What a token may do is decided by the
+ * person's consent, capped by their live rights, not by the registration.
+ */
+async function withoutRegisteredScope(request: Request): Promise<Request> {
+  if (request.method !== 'POST' || new URL(request.url).pathname !== '/oauth/register') return request;
+  const length = Number(request.headers.get('content-length') ?? Number.NaN);
+  const json = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json');
+  if (!json || !(length <= MAX_REGISTRATION_BYTES)) return request;
+  const text = await request.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const rewritten = (content: string) => {
+    const headers = new Headers(request.headers);
+    headers.set('content-length', String(Buffer.byteLength(content)));
+    return new Request(request.url, { method: 'POST', headers, body: content });
+  };
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('scope' in body)) {
+    return rewritten(text);
+  }
+  const { scope: _scope, ...rest } = body as Record<string, unknown>;
+  return rewritten(JSON.stringify(rest));
+}
+
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const DISCOVERY = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
 
@@ -151,7 +186,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     handles: (pathname) =>
       DISCOVERY.has(pathname) || (pathname.startsWith('/oauth/') && !pathname.startsWith('/oauth/consent/')),
     async fetch(incomingRequest, incoming) {
-      const request = withDefaultScope(incomingRequest);
+      const request = await withoutRegisteredScope(withDefaultScope(incomingRequest));
       const encrypted = new URL(deps.origin()).protocol === 'https:';
       const handler = async () => (await provider()).callback();
       return runNodeHandler(handler, request, { encrypted, remoteAddress: incoming?.socket?.remoteAddress });
