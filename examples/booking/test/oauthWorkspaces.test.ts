@@ -24,6 +24,7 @@ import {
 } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
+import { PagesBrowser, passwordOf } from './pagesClient.js';
 
 let template: string;
 beforeAll(async () => {
@@ -133,6 +134,39 @@ describe('the consent page for a person of several workspaces', () => {
     // the membership ends: the same token answers 401 on its next request (I4)
     await t.app.people.deactivate((await t.app.people.get('ws_globex', 'p_olivia'))!, cliActor());
     expect((await rawClient(scene.mcpUrl, token).listTools()).status).toBe(401);
+  });
+
+  it('lists the grant on the person’s tokens page and the workspace owner’s; either may revoke it, nobody else', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await startFlow(scene);
+    const back = await consent(scene, flow.path, {
+      decision: 'grant',
+      workspace: 'ws_globex',
+      rights: ['bookings.read'],
+    });
+    const token = await redeem(scene, flow, back);
+    const [row] = await t.rows<{ id: string }>(
+      "SELECT id FROM gatehouse_credentials WHERE client_label LIKE 'OAuth:%'",
+    );
+    const own = await scene.browser.get('/tokens');
+    expect(own.text).toContain('data-list="elsewhere"');
+    expect(own.text.slice(own.text.indexOf('data-list="elsewhere"'))).toContain(`data-token-id="${row?.id}"`);
+
+    const gina = new PagesBrowser(scene.origin);
+    const ginaLogin = await passwordOf(t, 'p_gina');
+    await gina.signIn(ginaLogin.email, ginaLogin.password, '/tokens');
+    expect((await gina.get('/tokens')).text).toContain(`data-token-id="${row?.id}"`);
+    const dan = new PagesBrowser(scene.origin);
+    const danLogin = await passwordOf(t, 'p_dan');
+    await dan.signIn(danLogin.email, danLogin.password, '/tokens');
+    await dan.get('/tokens');
+    expect((await dan.post(`/tokens/${row?.id}/revoke`)).status).toBe(404);
+    expect((await rawClient(scene.mcpUrl, token).listTools()).status).toBe(200);
+
+    expect((await scene.browser.post(`/tokens/${row?.id}/revoke`)).status).toBe(303);
+    expect((await rawClient(scene.mcpUrl, token).listTools()).status).toBe(401);
+    expect(await t.count('gatehouse_audit', "action = 'token.revoke' AND actor_id = 'p_olivia'")).toBe(1);
   });
 
   it('refuses a right the role there lacks, and a workspace the person does not work in, minting nothing', async () => {

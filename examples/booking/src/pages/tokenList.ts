@@ -19,6 +19,8 @@ type CredentialTable = {
 /** One MCP token as the tokens page lists it. */
 export interface TokenRow {
   readonly id: string;
+  /** The workspaces it is for (one, I3). */
+  readonly tenantIds: readonly string[];
   readonly creatorId: string;
   readonly rights: readonly string[];
   readonly clientLabel: string;
@@ -33,25 +35,32 @@ const listOf = (value: string | readonly string[]): readonly string[] =>
 
 const TOKENS_SHOWN = 200;
 
+/** Whether a credential's tenant list holds `workspaceId`, on each engine. */
+function inTenant(app: BookingApp, workspaceId: string) {
+  return app.database.engine === 'postgres'
+    ? sql<boolean>`${workspaceId} = ANY(tenant_ids)`
+    : sql<boolean>`EXISTS (SELECT 1 FROM json_each(tenant_ids) WHERE value = ${workspaceId})`;
+}
+
 /**
- * The workspace's MCP tokens, newest first (at most 200): all of them, or
- * only `creatorId`'s. Read from `gatehouse_credentials` (the credential
- * store has no list), the tenant matched inside the list column on each engine.
+ * MCP tokens newest first (at most 200): those of the workspace (all of
+ * them, or only `creatorId`'s), or with `elsewhere`, `creatorId`'s tokens
+ * for other workspaces than this one (their grants as a member there). Read
+ * from `gatehouse_credentials` (the credential store has no list), the
+ * tenant matched inside the list column on each engine.
  */
 export async function listTokens(
   app: BookingApp,
   workspaceId: string,
   creatorId: string | undefined,
+  elsewhere = false,
 ): Promise<readonly TokenRow[]> {
   const db = app.database.reader.withTables<CredentialTable>();
-  const inTenant =
-    app.database.engine === 'postgres'
-      ? sql<boolean>`${workspaceId} = ANY(tenant_ids)`
-      : sql<boolean>`EXISTS (SELECT 1 FROM json_each(tenant_ids) WHERE value = ${workspaceId})`;
   let query = db
     .selectFrom('gatehouse_credentials')
     .select([
       'id',
+      'tenant_ids',
       'creator_id',
       'rights',
       'client_label',
@@ -60,11 +69,12 @@ export async function listTokens(
       'expires_at',
       'revoked_at',
     ])
-    .where(inTenant);
+    .where(elsewhere ? sql<boolean>`NOT (${inTenant(app, workspaceId)})` : inTenant(app, workspaceId));
   if (creatorId !== undefined) query = query.where('creator_id', '=', creatorId);
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(TOKENS_SHOWN).execute();
   return rows.map((row) => ({
     id: row.id,
+    tenantIds: listOf(row.tenant_ids),
     creatorId: row.creator_id,
     rights: listOf(row.rights),
     clientLabel: row.client_label,

@@ -49,6 +49,7 @@ async function tokensPage(
 ) {
   const owner = who.person.role === 'owner';
   const tokens = await listTokens(app, who.person.workspaceId, owner ? undefined : who.person.id);
+  const elsewhere = await listTokens(app, who.person.workspaceId, who.person.id, true);
   const body = html`${extra.minted ? html`<section class="minted"><p>Your new MCP token, shown once (only its hash is kept):</p><pre data-minted-token>${extra.minted}</pre></section>` : ''}
 ${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
 <p>${owner ? 'Every MCP token of this workspace.' : 'Your MCP tokens in this workspace.'}</p>
@@ -56,6 +57,16 @@ ${extra.error ? html`<p class="error" role="alert">${extra.error}</p>` : ''}
 <thead><tr><th>Id</th><th>Client</th><th>Creator</th><th>Rights</th><th>Created</th><th>Expires</th><th>Revoked</th><th></th></tr></thead>
 <tbody>${tokens.map((token) => tokenRow(token, who.csrf))}</tbody>
 </table>
+${
+  elsewhere.length === 0
+    ? ''
+    : html`<h2>Your MCP tokens in other workspaces</h2>
+<p>Tokens you granted as a member of another workspace (the consent page's workspace picker).</p>
+<table class="list" data-list="elsewhere">
+<thead><tr><th>Id</th><th>Client</th><th>Creator</th><th>Rights</th><th>Created</th><th>Expires</th><th>Revoked</th><th></th></tr></thead>
+<tbody>${elsewhere.map((token) => tokenRow(token, who.csrf))}</tbody>
+</table>`
+}
 <h2>New MCP token</h2>
 ${mintForm(who)}`;
   return render(extra.status, { title: 'Tokens', who, flash: extra.flash, body });
@@ -90,7 +101,10 @@ function mintRequest(who: SignedIn, form: ReturnType<typeof formOf>, now: number
   } as const;
 }
 
-/** The MCP tokens page: list (owners: the workspace's; others: their own), mint (shown once), revoke; audited. */
+/**
+ * The MCP tokens page: list (owners: the workspace's; others: their own; and
+ * everyone's own tokens in other workspaces), mint (shown once), revoke; audited.
+ */
 export function tokenRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
   pages.get('/tokens', async (c) => {
     const who = signedIn(c);
@@ -115,14 +129,10 @@ export function tokenRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
     const who = signedIn(c);
     const id = c.req.param('id');
     const record = await app.credentialStore.findById(id);
-    const mayRevoke = who.person.role === 'owner' || record?.creatorId === who.person.id;
-    if (!record?.tenantIds.includes(who.person.workspaceId) || !mayRevoke) {
-      return errorPage(
-        c,
-        404,
-        'Not found',
-        'No MCP token with this id is yours to revoke in this workspace.',
-      );
+    // the creator may revoke their own token in any workspace; an owner, any token of their workspace
+    const ownersWorkspace = who.person.role === 'owner' && record?.tenantIds.includes(who.person.workspaceId);
+    if (!record || (record.creatorId !== who.person.id && !ownersWorkspace)) {
+      return errorPage(c, 404, 'Not found', 'No MCP token with this id is yours to revoke.');
     }
     const revoked = await app.credentials.revoke(id, { actorId: who.person.id, channel: 'admin' });
     return seeOther('/tokens', [
