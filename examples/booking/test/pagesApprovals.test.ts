@@ -65,6 +65,40 @@ describe('the approval page', () => {
     expect(flashIn((await b.get(path)).text)).not.toBe('Approved: sent.');
   });
 
+  it('lets a member of another workspace decide what they asked for there, with their role there', async () => {
+    await using t = await testApp();
+    const { cliActor } = await import('../src/cli/commands.js');
+    const membership = await t.app.people.get('ws_globex', 'p_olivia');
+    await t.app.people.setRole(membership!, 'owner', cliActor());
+    const { mcpUrl } = await t.serve();
+    const client = rawClient(mcpUrl, await t.mint({ workspaceId: 'ws_globex', personId: 'p_olivia' }));
+    const preview = structured(await client.callTool('delete_booking', { booking_id: 'bk_linus_leak' }));
+    const path = new URL(String(preview.approval_url)).pathname;
+    const id = decodeURIComponent(path.split('/').pop() ?? '');
+    const olivia = await signedInBrowser(t, 'p_olivia');
+    expect((await olivia.get('/approvals')).text).toContain(`data-approval-id="${id}"`);
+    const dan = await signedInBrowser(t, 'p_dan');
+    expect((await dan.get(path)).status).toBe(404);
+    await dan.get('/approvals');
+    expect((await dan.post(`${path}/approve`, { content_hash: '' })).status).toBe(404);
+
+    // the role there drops below the right: the action can no longer be approved
+    await t.app.people.setRole((await t.app.people.get('ws_globex', 'p_olivia'))!, 'viewer', cliActor());
+    const denied = await decide(olivia, path, 'approve');
+    expect(denied.posted.status).toBe(303);
+    expect(hashIn(denied.page.text)).toBe(''); // the page has nothing it could approve now
+    expect(flashIn((await olivia.get(path)).text)).not.toBe('Approved: sent.');
+    expect(await t.count('bookings', "id = 'bk_linus_leak'")).toBe(1);
+
+    await t.app.people.setRole((await t.app.people.get('ws_globex', 'p_olivia'))!, 'owner', cliActor());
+    const second = structured(await client.callTool('delete_booking', { booking_id: 'bk_linus_leak' }));
+    const secondPath = new URL(String(second.approval_url)).pathname;
+    const { posted } = await decide(olivia, secondPath, 'approve');
+    expect(posted.status).toBe(303);
+    expect(await t.count('bookings', "id = 'bk_linus_leak'")).toBe(0);
+    expect(await t.count('gatehouse_audit', "action = 'delete_booking' AND outcome = 'ok' AND tenant_id = 'ws_globex'")).toBe(1);
+  });
+
   it('rejecting closes the action: nothing is deleted, ever', async () => {
     await using t = await testApp();
     const { path } = await pendingDelete(t);

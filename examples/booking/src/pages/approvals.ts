@@ -1,9 +1,9 @@
-import type { ApprovalDecision, Approvals, ApprovalView, JsonObject } from '@gatehousejs/core';
+import type { ApprovalDecision, Approvals, ApprovalView, Approver, JsonObject } from '@gatehousejs/core';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
 import type { Right } from '../domain/model.js';
-import { approverOf, formOf, type PageEnv, signedIn } from './context.js';
+import { approverOf, formOf, type PageEnv, type SignedIn, signedIn } from './context.js';
 import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
 import { flashCookie, takeFlash } from './session.js';
 
@@ -82,6 +82,29 @@ export function decisionMessage(decision: ApprovalDecision): string {
   }
 }
 
+/**
+ * The person as an approver in each workspace they work in, their own first
+ * (with the role they hold there): a member of another workspace decides
+ * the actions they requested there with their rights there.
+ */
+async function approversOf(app: BookingApp, who: SignedIn): Promise<readonly Approver<Right>[]> {
+  const workspaces = await app.people.workspacesOf(who.person.id);
+  const others = workspaces.filter((w) => w.workspaceId !== who.person.workspaceId);
+  return [
+    approverOf(who),
+    ...others.map((w) => ({ personId: who.person.id, tenantId: w.workspaceId, rights: new Set(w.rights) })),
+  ];
+}
+
+/** The action `id` as one of the person's approvers may see it, and that approver; undefined when none may. */
+async function viewFor(approvals: Approvals<Right>, approvers: readonly Approver<Right>[], id: string) {
+  for (const approver of approvers) {
+    const view = await approvals.view(id, approver);
+    if (view) return { view, approver };
+  }
+  return undefined;
+}
+
 const NOT_CONFIGURED = 'Approval by a person is not configured on this server.';
 const NOT_FOUND = 'No action with this id awaits you. It may belong to someone else, or the link is wrong.';
 
@@ -90,15 +113,19 @@ export function approvalRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
   pages.get('/approvals', async (c) => {
     const who = signedIn(c);
     const approvals = approvalsOf(app);
-    const views = approvals ? await approvals.listPending(approverOf(who)) : [];
+    const approvers = approvals ? await approversOf(app, who) : [];
+    const lists = await Promise.all(approvers.map((approver) => approvals?.listPending(approver) ?? []));
+    const views = lists.flat().sort((a, b) => b.createdAt - a.createdAt);
     const { message, clear } = takeFlash(app, c, who);
     const body = approvals ? listBody(views) : html`<p class="empty">${NOT_CONFIGURED}</p>`;
     return render(200, { title: 'Approvals', who, flash: message, body }, clear);
   });
   pages.get('/approvals/:id', async (c) => {
     const who = signedIn(c);
-    const view = await approvalsOf(app)?.view(c.req.param('id'), approverOf(who));
-    if (!view) return errorPage(c, 404, 'Not found', NOT_FOUND);
+    const approvals = approvalsOf(app);
+    const found = approvals && (await viewFor(approvals, await approversOf(app, who), c.req.param('id')));
+    if (!found) return errorPage(c, 404, 'Not found', NOT_FOUND);
+    const { view } = found;
     const { message, clear } = takeFlash(app, c, who);
     return render(200, { title: view.title, who, flash: message, body: detailBody(view, who.csrf) }, clear);
   });
@@ -108,7 +135,9 @@ export function approvalRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
     if (!approvals) return errorPage(c, 404, 'Not found', NOT_CONFIGURED);
     const id = c.req.param('id');
     const fields = formOf(c);
-    const approver = approverOf(who);
+    const found = await viewFor(approvals, await approversOf(app, who), id);
+    if (!found) return errorPage(c, 404, 'Not found', NOT_FOUND);
+    const { approver } = found;
     const decision =
       c.req.param('decision') === 'approve'
         ? await approvals.approve(id, approver, { contentHash: fields.get('content_hash') ?? '' })
