@@ -96,7 +96,12 @@ describe('the approval page', () => {
     const { posted } = await decide(olivia, secondPath, 'approve');
     expect(posted.status).toBe(303);
     expect(await t.count('bookings', "id = 'bk_linus_leak'")).toBe(0);
-    expect(await t.count('gatehouse_audit', "action = 'delete_booking' AND outcome = 'ok' AND tenant_id = 'ws_globex'")).toBe(1);
+    expect(
+      await t.count(
+        'gatehouse_audit',
+        "action = 'delete_booking' AND outcome = 'ok' AND tenant_id = 'ws_globex'",
+      ),
+    ).toBe(1);
   });
 
   it('rejecting closes the action: nothing is deleted, ever', async () => {

@@ -115,7 +115,7 @@ export function approvalRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
     const approvals = approvalsOf(app);
     const approvers = approvals ? await approversOf(app, who) : [];
     const lists = await Promise.all(approvers.map((approver) => approvals?.listPending(approver) ?? []));
-    const views = lists.flat().sort((a, b) => b.createdAt - a.createdAt);
+    const views = lists.flat().sort((a, b) => a.createdAt - b.createdAt);
     const { message, clear } = takeFlash(app, c, who);
     const body = approvals ? listBody(views) : html`<p class="empty">${NOT_CONFIGURED}</p>`;
     return render(200, { title: 'Approvals', who, flash: message, body }, clear);
