@@ -44,7 +44,8 @@ export function resolveNode22Tool(pkg, bin) {
   return { node, bin: binPath, version };
 }
 
-function freePort() {
+/** A free TCP port on the loopback address. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -13,8 +13,8 @@ import {
   connect,
   consent,
   pkce,
-  REDIRECT_URI,
   reachConsent,
+  redeemCode,
   registerClient,
   sceneOf,
   tokenRequest,
@@ -82,14 +82,7 @@ describe('an authorization request without a scope', () => {
       decision: 'grant',
       rights: ['bookings.read', 'customers.read'],
     });
-    const tokens = await tokenRequest(scene.origin, {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource: scene.mcpUrl.href,
-    });
+    const tokens = await redeemCode(scene.origin, scene.mcpUrl, { clientId: clientId, verifier }, back);
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     expect(String(tokens.body.scope).split(' ').sort()).toEqual(['bookings.read', 'customers.read']);
     expect((await rawClient(scene.mcpUrl, String(tokens.body.access_token)).listTools()).status).toBe(200);

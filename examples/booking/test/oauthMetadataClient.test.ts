@@ -15,8 +15,8 @@ import {
   pkce,
   REDIRECT_URI,
   reachConsent,
+  redeemCode,
   sceneOf,
-  tokenRequest,
 } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, testApp } from './fixtures/testApp.js';
@@ -59,14 +59,7 @@ describe('a Client ID Metadata Document client', () => {
     const page = await scene.browser.get(path);
     expect(page.text).toContain('<strong data-client-name>Metadata Desktop</strong>');
     const back = await consent(scene, path, { decision: 'grant', rights: ['bookings.read'] });
-    const tokens = await tokenRequest(scene.origin, {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      redirect_uri: REDIRECT_URI,
-      client_id: CLIENT_ID,
-      code_verifier: verifier,
-      resource: scene.mcpUrl.href,
-    });
+    const tokens = await redeemCode(scene.origin, scene.mcpUrl, { clientId: CLIENT_ID, verifier }, back);
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     expect((await rawClient(scene.mcpUrl, String(tokens.body.access_token)).listTools()).status).toBe(200);
     expect(await t.count('gatehouse_credentials', "client_label = 'OAuth: Metadata Desktop'")).toBe(1);

@@ -21,7 +21,7 @@ import * as x509 from '@peculiar/x509';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
-import { pkce, REDIRECT_URI, tokenRequest } from './fixtures/oauthFlow.js';
+import { pkce, REDIRECT_URI, redeemCode } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
 import { PagesBrowser } from './pagesClient.js';
@@ -224,14 +224,12 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
     expect(back.origin + back.pathname).toBe(REDIRECT_URI);
     expect(back.searchParams.get('iss')).toBe(booking.url.origin);
 
-    const tokens = await tokenRequest(booking.url.origin, {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      redirect_uri: REDIRECT_URI,
-      client_id: trusted.clientId,
-      code_verifier: verifier,
-      resource: booking.url.href,
-    });
+    const tokens = await redeemCode(
+      booking.url.origin,
+      booking.url,
+      { clientId: trusted.clientId, verifier },
+      back,
+    );
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     const reply = await rawClient(booking.url, String(tokens.body.access_token)).listTools();
     expect(reply.status).toBe(200);

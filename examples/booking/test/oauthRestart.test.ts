@@ -17,7 +17,7 @@ import {
   locationOf,
   type OAuthScene,
   pkce,
-  REDIRECT_URI,
+  redeemCode,
   registerClient,
   tokenRequest,
 } from './fixtures/oauthFlow.js';
@@ -144,14 +144,7 @@ describe.each([
         // B: the code redeemed, the refresh token rotated
         balancer.route(b.url);
         const onB = balancer.forwarded.length;
-        const redeemed = await tokenRequest(origin, {
-          grant_type: 'authorization_code',
-          code: back.searchParams.get('code') ?? '',
-          redirect_uri: REDIRECT_URI,
-          client_id: clientId,
-          code_verifier: verifier,
-          resource: scene.mcpUrl.href,
-        });
+        const redeemed = await redeemCode(origin, scene.mcpUrl, { clientId: clientId, verifier }, back);
         expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
         const first = String(redeemed.body.refresh_token);
         const rotated = await refresh(origin, clientId, first);

@@ -17,7 +17,15 @@ import {
   removeClient,
   saveClient,
 } from '../src/oauth/clients.js';
-import { authorizeQuery, consent, pkce, reachConsent, sceneOf, tokenRequest } from './fixtures/oauthFlow.js';
+import {
+  authorizeQuery,
+  consent,
+  pkce,
+  reachConsent,
+  redeemCode,
+  sceneOf,
+  tokenRequest,
+} from './fixtures/oauthFlow.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
 
 let template: string;
@@ -111,14 +119,12 @@ describe('a pre-registered client', () => {
     const back = await consent(scene, consentPath, { decision: 'grant', rights: ['bookings.read'] });
     expect(back.origin + back.pathname).toBe(redirectUri);
     expect(back.searchParams.get('iss')).toBe(scene.origin);
-    const tokens = await tokenRequest(scene.origin, {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      redirect_uri: redirectUri,
-      client_id: CLIENT.id,
-      code_verifier: verifier,
-      resource: scene.mcpUrl.href,
-    });
+    const tokens = await redeemCode(
+      scene.origin,
+      scene.mcpUrl,
+      { clientId: CLIENT.id, verifier, redirectUri: redirectUri },
+      back,
+    );
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     expect(
       await count(

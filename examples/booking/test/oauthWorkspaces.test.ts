@@ -16,11 +16,10 @@ import {
   consent,
   type OAuthScene,
   pkce,
-  REDIRECT_URI,
   reachConsent,
+  redeemCode,
   registerClient,
   sceneOf,
-  tokenRequest,
 } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
@@ -42,14 +41,12 @@ async function startFlow(scene: OAuthScene, personId = 'p_olivia') {
 }
 
 async function redeem(scene: OAuthScene, flow: { clientId: string; verifier: string }, back: URL) {
-  const tokens = await tokenRequest(scene.origin, {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code') ?? '',
-    redirect_uri: REDIRECT_URI,
-    client_id: flow.clientId,
-    code_verifier: flow.verifier,
-    resource: scene.mcpUrl.href,
-  });
+  const tokens = await redeemCode(
+    scene.origin,
+    scene.mcpUrl,
+    { clientId: flow.clientId, verifier: flow.verifier },
+    back,
+  );
   expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
   return String(tokens.body.access_token);
 }

@@ -7,26 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Dialog, type Page } from 'playwright-core';
 import { describe, it } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../../scripts/chromium.mjs';
 
-/** The Chromium binary the tests drive: `CHROMIUM_PATH`, else Debian's. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/**
- * Flags for a headless Chromium in a container that talks only to loopback:
- * no sandbox (root in CI has no user namespaces for it), no GPU, and none of
- * the background traffic a fresh profile starts (QUIC, component updates,
- * sync, first-run pages), so a test sees only the requests it makes.
- */
-export const CHROMIUM_ARGS: readonly string[] = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { CHROMIUM_ARGS, CHROMIUM_PATH };
 
 /** How long Chromium may take to start before the launch counts as failed. */
 const LAUNCH_TIMEOUT_MS = 30_000;
