@@ -50,3 +50,9 @@ export async function counted<S>(fixture: StoreFixture<S>, context: TestContext)
 export function concurrently<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
 }
+
+/**
+ * The time a "stays bounded" case may take: thousands of sequential store
+ * calls, each a round trip on a database server, and more on a loaded machine.
+ */
+export const BOUNDED_TIMEOUT_MS = 90_000;

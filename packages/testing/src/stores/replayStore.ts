@@ -1,6 +1,13 @@
 import type { ReplayBegin, ReplayStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { concurrently, counted, openFixture, restarted, type StoreFactory } from './fixture.js';
+import {
+  BOUNDED_TIMEOUT_MS,
+  concurrently,
+  counted,
+  openFixture,
+  restarted,
+  type StoreFactory,
+} from './fixture.js';
 
 /**
  * Registers the contract every {@link ReplayStore} must keep (I10): exactly one
@@ -137,7 +144,10 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       expect(await store.begin('busy', 'x', 1_000, 10)).toEqual({ state: 'running', argumentsDigest: 'd2' });
     });
 
-    it('stays bounded: expired records are swept as new ones arrive', async (ctx) => {
+    // 6,000 sequential store calls: a database over the network takes longer than a unit test's default
+    it('stays bounded: expired records are swept as new ones arrive', {
+      timeout: BOUNDED_TIMEOUT_MS,
+    }, async (ctx) => {
       const fixture = await openFixture(factory, ctx);
       for (let i = 0; i < 3_000; i++) {
         const fence = await claim(fixture.store, `k${i}`, 'd', 10, i);
