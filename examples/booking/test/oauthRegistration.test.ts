@@ -51,6 +51,29 @@ describe('dynamic registration', () => {
     expect((await scene.browser.get(path)).text).toContain('value="bookings.write" checked');
   });
 
+  it('drops the scope of a registration sent in chunks (no content-length) too', async () => {
+    await using t = await testApp({ template, oauth: { dynamicRegistration: true } });
+    const scene = await sceneOf(t);
+    const bytes = new TextEncoder().encode(JSON.stringify(CLIENT));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.slice(0, 20));
+        controller.enqueue(bytes.slice(20));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${scene.origin}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const registered = (await response.json()) as Record<string, unknown>;
+    expect(response.status, JSON.stringify(registered)).toBe(201);
+    expect(registered).not.toHaveProperty('scope');
+    expect(await t.count('oauth_payloads', "model = 'Client' AND payload NOT LIKE '%\"scope\"%'")).toBe(1);
+  });
+
   it('refuses a body that is not a JSON object, storing nothing', async () => {
     await using t = await testApp({ template, oauth: { dynamicRegistration: true } });
     const scene = await sceneOf(t);

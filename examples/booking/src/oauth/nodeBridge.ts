@@ -79,6 +79,10 @@ function incomingOf(request: Request, body: Buffer, socket: SocketFacts): Incomi
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) headers[name] = value;
   if (!headers.host) headers.host = url.host;
+  // the body is read whole (and may have been rewritten): its length is what it is now
+  delete headers['transfer-encoding'];
+  if (body.length > 0 || headers['content-length'] !== undefined)
+    headers['content-length'] = String(body.length);
   const readable = Readable.from(body.length > 0 ? [body] : []);
   return Object.assign(readable, {
     method: request.method,
@@ -113,17 +117,22 @@ async function boundedBody(request: Request, limit: number): Promise<Buffer | un
  * returns its answer as a web `Response`, so a node-only library serves
  * through core's `listen({ fetch })` beside the MCP endpoint. The request
  * body is read up to `maxBodyBytes` (a larger one answers 413 without
- * asking for the handler); the response is collected whole (these answers are
- * small JSON, redirects and forms, never streams).
+ * asking for the handler), then given to `rewrite` when one is passed; the
+ * response is collected whole (these answers are small JSON, redirects and
+ * forms, never streams).
  */
 export async function runNodeHandler(
   handlerOf: () => Promise<NodeHandler>,
   request: Request,
   socket: SocketFacts,
-  maxBodyBytes = 64 * 1024,
+  options: {
+    readonly maxBodyBytes?: number;
+    readonly rewrite?: (request: Request, body: Buffer) => Buffer;
+  } = {},
 ): Promise<Response> {
-  const body = await boundedBody(request, maxBodyBytes);
-  if (!body) return new Response('The request body is too large.', { status: 413 });
+  const read = await boundedBody(request, options.maxBodyBytes ?? 64 * 1024);
+  if (!read) return new Response('The request body is too large.', { status: 413 });
+  const body = options.rewrite ? options.rewrite(request, read) : read;
   const handler = await handlerOf();
   const res = new CollectedResponse();
   await handler(incomingOf(request, body, socket), res as unknown as ServerResponse);

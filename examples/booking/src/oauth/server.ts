@@ -101,9 +101,6 @@ function withDefaultScope(request: Request): Request {
   return new Request(url, { method: 'GET', headers: request.headers });
 }
 
-/** The largest registration request rewritten; a larger one goes to the provider as sent (it refuses it). */
-const MAX_REGISTRATION_BYTES = 64 * 1024;
-
 /**
  * A dynamic registration registers no scope limit: the `scope` a client
  * names when it registers (the SDK sends the scopes it knows then) would
@@ -111,29 +108,20 @@ const MAX_REGISTRATION_BYTES = 64 * 1024;
  * step up to a right it learns it needs from a 403 `insufficient_scope`
  * (it does not register again). What a token may do is decided by the
  * person's consent, capped by their live rights, not by the registration.
+ * Any other body passes unchanged (the provider judges it).
  */
-async function withoutRegisteredScope(request: Request): Promise<Request> {
-  if (request.method !== 'POST' || new URL(request.url).pathname !== '/oauth/register') return request;
-  const length = Number(request.headers.get('content-length') ?? Number.NaN);
-  const json = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json');
-  if (!json || !(length <= MAX_REGISTRATION_BYTES)) return request;
-  const text = await request.text();
-  let body: unknown;
+function withoutRegisteredScope(request: Request, body: Buffer): Buffer {
+  if (request.method !== 'POST' || new URL(request.url).pathname !== '/oauth/register') return body;
+  let parsed: unknown;
   try {
-    body = JSON.parse(text);
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    body = undefined;
+    return body;
   }
-  const rewritten = (content: string) => {
-    const headers = new Headers(request.headers);
-    headers.set('content-length', String(Buffer.byteLength(content)));
-    return new Request(request.url, { method: 'POST', headers, body: content });
-  };
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('scope' in body)) {
-    return rewritten(text);
-  }
-  const { scope: _scope, ...rest } = body as Record<string, unknown>;
-  return rewritten(JSON.stringify(rest));
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('scope' in parsed))
+    return body;
+  const { scope: _scope, ...rest } = parsed as Record<string, unknown>;
+  return Buffer.from(JSON.stringify(rest));
 }
 
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -186,10 +174,11 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     handles: (pathname) =>
       DISCOVERY.has(pathname) || (pathname.startsWith('/oauth/') && !pathname.startsWith('/oauth/consent/')),
     async fetch(incomingRequest, incoming) {
-      const request = await withoutRegisteredScope(withDefaultScope(incomingRequest));
+      const request = withDefaultScope(incomingRequest);
       const encrypted = new URL(deps.origin()).protocol === 'https:';
       const handler = async () => (await provider()).callback();
-      return runNodeHandler(handler, request, { encrypted, remoteAddress: incoming?.socket?.remoteAddress });
+      const socket = { encrypted, remoteAddress: incoming?.socket?.remoteAddress };
+      return runNodeHandler(handler, request, socket, { rewrite: withoutRegisteredScope });
     },
     provider,
     resource,
