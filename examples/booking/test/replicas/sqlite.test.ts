@@ -41,7 +41,13 @@ describe('three replicas on one SQLite file', () => {
     cluster = await startCluster({
       count: 3,
       store: { engine: 'sqlite', file },
-      env: { BOOKING_RATE_LIMITS: REPLICA_RATE_LIMITS },
+      env: {
+        BOOKING_RATE_LIMITS: REPLICA_RATE_LIMITS,
+        // As on PostgreSQL: a call refused when the file was busy at BEGIN keeps its claim
+        // (its release needs the same lock) until the lease ends; the clients retry for ~30 s,
+        // so the lease must end well within that, and takeovers are fenced (exactly once).
+        BOOKING_REPLAY_LEASE_MS: '2000',
+      },
     });
     count = async (sql, ...params) => {
       const db = new Database(file, { readonly: true });
