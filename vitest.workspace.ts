@@ -64,13 +64,24 @@ const project = (
     include,
     exclude: [...defaultExclude, ...exclude],
     setupFiles,
-    // Files of a project share a worker's module graph instead of importing every module
-    // again per file (import was a third of the suite's time). So a test must leave no
-    // module-level state behind: no vi.mock, fake timers restored, env and globals untouched.
+    // Files of an in-process project share a worker's module graph instead of importing
+    // every module again per file (import was a third of test:fast's time). So a test must
+    // leave no module-level state behind: no vi.mock, fake timers restored, env and globals
+    // untouched. Projects that start processes or a browser stay isolated (see `isolated`).
     isolate: false,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
+});
+
+/**
+ * A project whose files each get their own module graph: the ones that start
+ * processes or a browser keep module-level fixtures (built bundles, a running
+ * cluster, exit handlers) that must not outlive their file.
+ */
+const isolated = (base: TestProjectInlineConfiguration): TestProjectInlineConfiguration => ({
+  ...base,
+  test: { ...base.test, isolate: true },
 });
 
 /**
@@ -88,13 +99,13 @@ const split = (
   if (spawning.length === 0) return [project(name, root, undefined, elsewhere)];
   return [
     project(name, root, undefined, [...spawning, ...elsewhere]),
-    project(`${name}-processes`, root, [...spawning]),
+    isolated(project(`${name}-processes`, root, [...spawning])),
   ];
 };
 
 /** The booking pages in Chromium: a browser start takes 1–2 s, a page flow several round trips. */
 const browserProject = (): TestProjectInlineConfiguration => {
-  const base = project('booking-browser', './examples/booking', [BROWSER_TESTS]);
+  const base = isolated(project('booking-browser', './examples/booking', [BROWSER_TESTS]));
   return { ...base, test: { ...base.test, testTimeout: 60_000, hookTimeout: 60_000 } };
 };
 
