@@ -12,8 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeQuery,
   consent,
+  metadataDocument,
   pkce,
-  REDIRECT_URI,
   reachConsent,
   redeemCode,
   sceneOf,
@@ -34,16 +34,9 @@ function documentServer() {
   const fetch = async (url: URL | string): Promise<Response> => {
     asked.push(String(url));
     if (String(url) !== CLIENT_ID) return new Response('not found', { status: 404 });
-    const document = {
-      client_id: CLIENT_ID,
-      client_name: 'Metadata Desktop',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'native',
-    };
-    return new Response(JSON.stringify(document), { headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(metadataDocument(CLIENT_ID)), {
+      headers: { 'content-type': 'application/json' },
+    });
   };
   return { asked, fetch };
 }

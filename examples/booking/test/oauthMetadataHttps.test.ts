@@ -18,12 +18,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as x509 from '@peculiar/x509';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
-import { pkce, REDIRECT_URI, redeemCode } from './fixtures/oauthFlow.js';
+import { bundleChild } from '../../../test/childBundle.js';
+import { metadataDocument, pkce, REDIRECT_URI, redeemCode } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
-import { type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
+import { bookingEnv, countIn, type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
 import { PagesBrowser } from './pagesClient.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -100,15 +99,7 @@ async function serveDocument(leaf: { cert: string; key: string }): Promise<Docum
       return;
     }
     // the document names the URL it was asked by, so a fetch under any name for this server would succeed
-    const document = {
-      client_id: `https://${request.headers.host}/client.json`,
-      client_name: 'Metadata Desktop',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'native',
-    };
+    const document = metadataDocument(`https://${request.headers.host}/client.json`);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
   });
   server.on('connection', () => {
@@ -117,16 +108,6 @@ async function serveDocument(leaf: { cert: string; key: string }): Promise<Docum
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { server, clientId: `https://${host}/client.json`, host, requests, connections: () => connections };
-}
-
-/** Counts rows the way another process would: its own read-only handle on the file. */
-function count(file: string, sql: string, ...params: unknown[]): number {
-  const db = new Database(file, { readonly: true });
-  try {
-    return (db.prepare(sql).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
 
 let dir = '';
@@ -237,15 +218,15 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
     expect(tools).toContain('find_bookings');
 
     const credential = "client_label = 'OAuth: Metadata Desktop' AND creator_id = 'p_olivia'";
-    expect(count(file, `SELECT count(*) AS n FROM gatehouse_credentials WHERE ${credential}`)).toBe(1);
+    expect(countIn(file, `SELECT count(*) AS n FROM gatehouse_credentials WHERE ${credential}`)).toBe(1);
     expect(
-      count(
+      countIn(
         file,
         "SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'token.create' AND channel = 'oauth'",
       ),
     ).toBe(1);
     expect(
-      count(
+      countIn(
         file,
         `SELECT count(*) AS n FROM oauth_payloads WHERE model = 'Grant' AND id IN (SELECT id FROM gatehouse_credentials WHERE ${credential})`,
       ),
@@ -258,7 +239,7 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
     // the client is refused before anyone is asked to sign in
     const browser = new PagesBrowser(booking.url.origin);
     const interactions = "SELECT count(*) AS n FROM oauth_payloads WHERE model = 'Interaction'";
-    const before = count(file, interactions);
+    const before = countIn(file, interactions);
     const trustedAsked = trusted.requests.length;
     const { challenge } = pkce();
     const refused = [
@@ -274,7 +255,7 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
       expect(answer.text, refused[i]).toContain('<code>invalid_client</code>');
       expect(answer.headers.get('location')).toBeNull();
     }
-    expect(count(file, interactions)).toBe(before);
+    expect(countIn(file, interactions)).toBe(before);
     expect(trusted.requests).toHaveLength(trustedAsked);
     // both were reached over TCP, so what refused them was the address guard and TLS verification
     expect(unlisted.connections()).toBeGreaterThan(0);
@@ -285,15 +266,7 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
 
   it('refuses to start with a host list that is not host or host:port, in one line naming the variable', async () => {
     const child = spawn(process.execPath, [script], {
-      env: {
-        ...process.env,
-        ...CHILD_ENV,
-        BOOKING_DB: file,
-        DATABASE_URL: '',
-        PORT: '0',
-        LOG_LEVEL: 'warn',
-        BOOKING_OAUTH_METADATA_HOSTS: `${trusted.clientId}`,
-      },
+      env: bookingEnv(file, { BOOKING_OAUTH_METADATA_HOSTS: `${trusted.clientId}` }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';

@@ -12,13 +12,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPLAY_NOTE } from '@gatehousejs/core';
 import { RawStdioClient } from '@gatehousejs/testing';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, CHILD_ENV } from '../../../test/childBundle.js';
 import { runCli } from '../src/cli/run.js';
 import { RIGHTS } from '../src/domain/model.js';
 import { rawClient, structured } from './fixtures/raw.js';
+import { countIn } from './fixtures/spawnBooking.js';
 import { berlin } from './fixtures/testApp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -68,16 +68,6 @@ function start(file: string): Promise<Running> {
       });
     });
   });
-}
-
-/** Counts rows the way another process would: its own read-only handle on the file. */
-function count(file: string, sql: string, ...params: unknown[]): number {
-  const db = new Database(file, { readonly: true });
-  try {
-    return (db.prepare(sql).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
 
 const cli = async (file: string, ...argv: string[]) => {
@@ -134,13 +124,13 @@ describe('the booking server process', () => {
     const after = rawClient(second.url, token);
     const resent = structured(await after.callTool('create_booking', args, { id: 3 }));
     expect(resent).toEqual({ ...created, replayed: true, replay_note: REPLAY_NOTE });
-    expect(count(file, "SELECT count(*) AS n FROM bookings WHERE customer_id = 'cu_grace'")).toBe(2);
+    expect(countIn(file, "SELECT count(*) AS n FROM bookings WHERE customer_id = 'cu_grace'")).toBe(2);
     const confirmed = await after.callTool('confirm_action', {
       confirm_token: preview.confirm_token,
       confirm_summary: preview.confirm_summary,
     });
     expect(structured(confirmed).status).toBe('ok');
-    expect(count(file, 'SELECT count(*) AS n FROM outbound_messages WHERE booking_id = ?', bookingId)).toBe(
+    expect(countIn(file, 'SELECT count(*) AS n FROM outbound_messages WHERE booking_id = ?', bookingId)).toBe(
       1,
     );
     expect(await cli(file, 'switch', 'global', 'on')).toContain('ON');
