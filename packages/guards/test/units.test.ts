@@ -202,6 +202,7 @@ describe('createServer({ replay }) (I10)', () => {
       begin: () => Promise.reject(new Error('db down')),
       complete: () => Promise.reject(new Error('db down')),
       release: () => Promise.reject(new Error('db down')),
+      holds: () => Promise.reject(new Error('db down')),
     };
     const desk = statusDesk({ server: { replay: { store } } });
     expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({

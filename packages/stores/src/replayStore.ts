@@ -74,6 +74,9 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
     release: db.prepare<[string, string]>(
       "DELETE FROM gatehouse_replay WHERE key = ? AND state = 'running' AND fence = ?",
     ),
+    claimOf: db.prepare<[string], { state: string; fence: string | null }>(
+      'SELECT state, fence FROM gatehouse_replay WHERE key = ?',
+    ),
     purge: db.prepare<[number]>('DELETE FROM gatehouse_replay WHERE expires_at <= ?'),
   };
 }
@@ -123,6 +126,12 @@ export class SqliteReplayStore implements ReplayStore {
     this.#sql.release.run(key, fence);
   }
 
+  /** Synchronous {@link ReplayStore.holds}: whether `complete` with `fence` would store now. */
+  holdsSync(key: string, fence: string): boolean {
+    const row = this.#sql.claimOf.get(key);
+    return !row || (row.state === 'running' && row.fence === fence);
+  }
+
   /** Deletes every record expired at `now` (the opportunistic sweep's big brother); returns how many. */
   purgeExpired(now: number): number {
     return this.#sql.purge.run(now).changes;
@@ -146,5 +155,9 @@ export class SqliteReplayStore implements ReplayStore {
 
   release(key: string, fence: string): Promise<void> {
     return this.#write(undefined, () => this.releaseSync(key, fence));
+  }
+
+  async holds(key: string, fence: string): Promise<boolean> {
+    return this.holdsSync(key, fence);
   }
 }

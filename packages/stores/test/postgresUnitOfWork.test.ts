@@ -47,6 +47,7 @@ const failingReplay =
       throw new Error('The replay disk is full.');
     },
     release: (...args) => store.release(...args),
+    holds: (...args) => store.holds(...args),
   });
 
 describe.skipIf(!available)('postgresUnitOfWork', () => {

@@ -60,6 +60,7 @@ const failingReplay =
       throw new Error('The replay disk is full.');
     },
     release: (...args) => store.release(...args),
+    holds: (...args) => store.holds(...args),
   });
 
 /** The call fails as `code`, leaves nothing behind, and once the fault ends a retry runs exactly once. */

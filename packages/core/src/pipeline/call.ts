@@ -36,7 +36,7 @@ import { appendAudit, CallServices, objectIdsOf, prepareTool, type Runner, runTo
 import { type Outcome, refuse, type ToolCall } from './guard.js';
 import { readArguments, type ToolPlan } from './plan.js';
 import type { RateStage, RateToken } from './rate.js';
-import { REPLAY_NOTE, type ReplayClaim, type ReplayStage } from './replay.js';
+import { REPLAY_NOTE, type ReplayClaim, ReplayFenceLost, type ReplayStage } from './replay.js';
 import type { UnitOfWork } from './unitOfWork.js';
 import type { Visibility } from './visibility.js';
 
@@ -309,7 +309,10 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
    * The replay claim around a write or a confirmation (I10): a hit answers
    * at once and gives the rate token back; otherwise `body` runs with the
    * claim, which it completes inside its unit of work; any other ending
-   * releases the claim so a retry runs.
+   * releases the claim so a retry runs. A call whose lease ran out and was
+   * taken over by an identical call answers as fenced out, whatever its own
+   * unit decided: a `duplicate` or `version_conflict` it found may be the
+   * other call's work, which a retry returns as a replay.
    */
   async function claimed(
     call: ToolCall,
@@ -328,7 +331,13 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     let outcome: Outcome | undefined;
     try {
       outcome = await body(decision.claim);
+      if (outcome.kind === 'refused' && !(await replay.held(decision.claim)))
+        throw new ReplayFenceLost(call.tool.name);
       return outcome;
+    } catch (error) {
+      if (error instanceof ReplayFenceLost || (await replay.held(decision.claim))) throw error;
+      if (!ToolError.is(error)) runner.report(error, call.correlationId);
+      throw new ReplayFenceLost(call.tool.name);
     } finally {
       if (outcome?.kind !== 'result') await replay.release(decision.claim);
     }

@@ -90,7 +90,8 @@ export class ReplayFenceLost extends ToolError {
  */
 export function replayStage(options: ReplayOptions, clock: () => Date) {
   const { store } = options;
-  if (typeof store?.begin !== 'function' || typeof store.complete !== 'function') {
+  const methods = ['begin', 'complete', 'release', 'holds'] as const;
+  if (methods.some((name) => typeof store?.[name] !== 'function')) {
     throw new ConfigurationError('createServer: replay.store must be a ReplayStore.');
   }
   const windowMs = duration('windowMs', options.windowMs, 5 * 60_000);
@@ -170,6 +171,14 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
         unit,
       );
       if (!done) throw new ReplayFenceLost(tool);
+    },
+    /**
+     * After a call ended without a result: false once another call took its
+     * claim over (its answer is then {@link ReplayFenceLost}). A store that
+     * cannot answer leaves the call's own answer standing. Never throws.
+     */
+    async held(claimed: ReplayClaim): Promise<boolean> {
+      return store.holds(claimed.key, claimed.fence).catch(() => true);
     },
     /** After a refusal or failure: forgets the claim so a retry runs. Never throws. */
     async release(claimed: ReplayClaim): Promise<void> {

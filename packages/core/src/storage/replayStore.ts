@@ -41,6 +41,15 @@ export interface ReplayStore {
   ): Promise<boolean>;
   /** Forgets a running claim whose call failed, if `fence` is still its claim, so a retry may run. */
   release(key: string, fence: string): Promise<void>;
+  /**
+   * Whether `complete` with `fence` would store its result now: the key's
+   * record is the running claim holding `fence`, or there is none (a lapsed
+   * lease nobody took over, swept). False once another claim took the key
+   * over or a result is stored. Core asks after a call ended without a
+   * result, so a refusal decided after an identical call took over (and
+   * perhaps did the work) is never given as the answer.
+   */
+  holds(key: string, fence: string): Promise<boolean>;
 }
 
 type Entry =
@@ -83,7 +92,15 @@ export class MemoryReplayStore implements ReplayStore {
   }
 
   async release(key: string, fence: string): Promise<void> {
+    if (this.#holding(key, fence)) this.#entries.delete(key);
+  }
+
+  async holds(key: string, fence: string): Promise<boolean> {
+    return this.#entries.get(key, Number.NEGATIVE_INFINITY) === undefined || this.#holding(key, fence);
+  }
+
+  #holding(key: string, fence: string): boolean {
     const current = this.#entries.get(key, Number.NEGATIVE_INFINITY);
-    if (current?.state === 'running' && current.fence === fence) this.#entries.delete(key);
+    return current?.state === 'running' && current.fence === fence;
   }
 }

@@ -119,6 +119,15 @@ export class PostgresReplayStore implements ReplayStore {
     );
   }
 
+  async holds(key: string, fence: string): Promise<boolean> {
+    const found = await this.#pool.query<{ state: string; fence: string | null }>(
+      'SELECT state, fence FROM gatehouse_replay WHERE key = $1',
+      [keyBytes(key)],
+    );
+    const row = found.rows[0];
+    return !row || (row.state === 'running' && row.fence === fence);
+  }
+
   /** Deletes every record expired at `now`, `sweepBatch` rows per statement; returns how many. */
   purgeExpired(now: number): Promise<number> {
     return inBatches(() => this.#sweep(now), this.#batch);

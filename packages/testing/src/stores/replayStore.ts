@@ -12,7 +12,8 @@ import {
 /**
  * Registers the contract every {@link ReplayStore} must keep (I10): exactly one
  * of 1,000 concurrent `begin` calls on a key gets `started`, each claim with
- * its own fencing token, and only the current claim completes; a completed result
+ * its own fencing token, and only the current claim completes (and `holds`
+ * says so beforehand); a completed result
  * is returned with the first digest inside its window and forgotten at its end;
  * an abandoned lease frees the key; release frees it for a retry; records
  * survive a restart when the fixture can restart; record count stays bounded.
@@ -50,6 +51,26 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
         state: 'completed',
         result: { by: 'second' },
       });
+    });
+
+    it('tells a claim whether it still holds its key: exactly when completing it would store', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const first = await claim(store, 'k', 'd', 100, 0);
+      expect(await store.holds('k', first)).toBe(true);
+      expect(await store.holds('k', 'a-fence-never-issued')).toBe(false);
+      expect(await store.holds('k', first)).toBe(true); // asking changes nothing
+      const second = await claim(store, 'k', 'd', 100, 200); // the first lease ran out: taken over
+      expect(await store.holds('k', first)).toBe(false);
+      expect(await store.holds('k', second)).toBe(true);
+      await store.release('k', first); // a stale release changes nothing either
+      expect(await store.holds('k', second)).toBe(true);
+      expect(await store.complete('k', second, 'd', { id: 'b1' }, 60_000, 210)).toBe(true);
+      expect(await store.holds('k', first)).toBe(false);
+      expect(await store.holds('k', second)).toBe(false); // a result is stored: nothing left to complete
+      // a key with no record at all: a lapsed claim nobody took over may still complete
+      const lone = await claim(store, 'lone', 'd', 100, 0);
+      await store.release('lone', lone);
+      expect(await store.holds('lone', lone)).toBe(true);
     });
 
     it('returns the completed result with the first digest inside the window', async (ctx) => {

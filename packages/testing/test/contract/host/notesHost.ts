@@ -47,6 +47,7 @@ const forgetfulReplay: ReplayStore = {
   begin: async () => ({ state: 'started', fence: 'forgotten' }),
   complete: async () => true,
   release: async () => {},
+  holds: async () => true,
 };
 
 const random = () => crypto.randomUUID().replaceAll('-', '');
