@@ -301,4 +301,50 @@ describe('runCli', () => {
       ),
     ).toBe(true);
   });
+  it('adds, lists and removes a pre-registered OAuth client, each audited with channel cli', async () => {
+    using cli = cliFixture();
+    await cli.run('seed');
+    const added = await cli.run(
+      'oauth-client',
+      'add',
+      '--id',
+      'desk-app',
+      '--name',
+      'Desk App',
+      '--redirect-uris',
+      'http://127.0.0.1/callback',
+    );
+    expect(added).toMatchObject({ code: 0, err: '' });
+    expect((await cli.run('oauth-client', 'list')).out).toBe(
+      'desk-app\tDesk App\thttp://127.0.0.1/callback\n',
+    );
+    const bad = await cli.run(
+      'oauth-client',
+      'add',
+      '--id',
+      'x',
+      '--name',
+      'X',
+      '--redirect-uris',
+      'https://u:p@a.example/cb',
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.err).not.toContain('u:p@');
+    const removed = await cli.run('oauth-client', 'remove', 'desk-app');
+    expect(removed).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Removed desk-app and revoked its 0 grants'),
+    });
+    const again = await cli.run('oauth-client', 'remove', 'desk-app');
+    expect(again).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('There is no registered OAuth client desk-app'),
+    });
+    expect((await cli.run('oauth-client', 'list')).out).toContain('No registered OAuth clients');
+    expect(
+      await cli.count(
+        "SELECT count(*) AS n FROM gatehouse_audit WHERE action LIKE 'oauth_client.%' AND channel = 'cli'",
+      ),
+    ).toBe(2);
+  });
 });

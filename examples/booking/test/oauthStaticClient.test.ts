@@ -2,7 +2,8 @@
  * Pre-registered public clients (`npm run booking -- oauth-client add`): the
  * registry's rules, a registered native client completing the flow from any
  * loopback port with dynamic registration off, and a removed client refused
- * at the authorization and token endpoints. Every change is audited.
+ * at the authorization and token endpoints, its grants revoked with it so
+ * its access tokens stop at once. Every change is audited.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { CompiledQuery } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../src/cli/commands.js';
+import type { StaffActor } from '../src/services/people.js';
 import {
   ClientRegistrationError,
   clientMetadata,
@@ -26,6 +28,7 @@ import {
   sceneOf,
   tokenRequest,
 } from './fixtures/oauthFlow.js';
+import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
 
 let template: string;
@@ -86,8 +89,11 @@ describe('the client registry', () => {
     expect(await listClients(database.kysely)).toEqual([
       { id: 'desk-app', name: 'Desk App 2', redirectUris: ['http://127.0.0.1/callback'] },
     ]);
-    expect(await removeClient(database, 'desk-app', cliActor(), Date.now())).toBe(true);
-    expect(await removeClient(database, 'desk-app', cliActor(), Date.now())).toBe(false);
+    const revoke = (grantId: string, by: StaffActor) => t.app.credentials.revoke(grantId, by);
+    expect(await removeClient(database, 'desk-app', cliActor(), Date.now(), revoke)).toEqual({
+      revokedGrants: 0,
+    });
+    expect(await removeClient(database, 'desk-app', cliActor(), Date.now(), revoke)).toBeUndefined();
     expect(await listClients(database.kysely)).toEqual([]);
     expect(
       await count(
@@ -133,7 +139,46 @@ describe('a pre-registered client', () => {
       ),
     ).toBe(1);
 
-    await removeClient(t.app.database, CLIENT.id, cliActor(), Date.now());
+    const accessToken = String(tokens.body.access_token);
+    expect((await rawClient(scene.mcpUrl, accessToken).listTools()).status).toBe(200);
+    const grantId = String(
+      (
+        await t.app.database.kysely
+          .selectFrom('oauth_payloads')
+          .select('id')
+          .where('model', '=', 'Grant')
+          .executeTakeFirst()
+      )?.id,
+    );
+
+    const revoke = (id: string, by: StaffActor) => t.app.credentials.revoke(id, by);
+    expect(await removeClient(t.app.database, CLIENT.id, cliActor(), Date.now(), revoke)).toEqual({
+      revokedGrants: 1,
+    });
+    // its access ends at once, not when its ten-minute access token runs out
+    expect((await rawClient(scene.mcpUrl, accessToken).listTools()).status).toBe(401);
+    expect(
+      await count(
+        t,
+        'SELECT count(*) AS n FROM gatehouse_credentials WHERE id = ? AND revoked_at IS NOT NULL',
+        grantId,
+      ),
+    ).toBe(1);
+    expect(
+      await count(
+        t,
+        "SELECT count(*) AS n FROM gatehouse_audit WHERE action = 'token.revoke' AND channel = 'cli' AND object_ids LIKE ?",
+        `%${grantId}%`,
+      ),
+    ).toBe(1);
+    expect(
+      await count(
+        t,
+        'SELECT count(*) AS n FROM oauth_payloads WHERE grant_id = ? OR id = ?',
+        grantId,
+        grantId,
+      ),
+    ).toBe(0);
     const refreshed = await tokenRequest(scene.origin, {
       grant_type: 'refresh_token',
       refresh_token: String(tokens.body.refresh_token),

@@ -4,7 +4,13 @@ import { UsageError } from '../config.js';
 import { seedIfEmpty } from '../db/seed.js';
 import { type Person, RIGHTS, type Right, ROLES, type Role } from '../domain/model.js';
 import { COMPACT_TOOLSET } from '../mcp/tools/index.js';
-import { ClientRegistrationError, listClients, removeClient, saveClient } from '../oauth/clients.js';
+import {
+  ClientRegistrationError,
+  listClients,
+  type RevokeGrant,
+  removeClient,
+  saveClient,
+} from '../oauth/clients.js';
 import type { StaffActor } from '../services/people.js';
 import { onOff, type ParsedArgs, positional, required } from './args.js';
 
@@ -241,10 +247,12 @@ const clientRemove: Command = {
   options: [],
   async run(app, args, io) {
     const [id = ''] = positional(args, ['id']);
-    if (!(await removeClient(app.database, id, cliActor(), app.deps.clock().getTime())))
-      throw new UsageError(`There is no registered OAuth client ${id}.`);
+    const revoke: RevokeGrant = (grantId, by) => app.credentials.revoke(grantId, by);
+    const removed = await removeClient(app.database, id, cliActor(), app.deps.clock().getTime(), revoke);
+    if (!removed) throw new UsageError(`There is no registered OAuth client ${id}.`);
+    const grants = removed.revokedGrants === 1 ? '1 grant' : `${removed.revokedGrants} grants`;
     io.out(
-      `Removed ${id}: it can start no authorization and refresh no token. Revoke its grants on the tokens page to end its access at once.\n`,
+      `Removed ${id} and revoked its ${grants}: its tokens are refused from the next request on, and it can start no authorization.\n`,
     );
   },
 };

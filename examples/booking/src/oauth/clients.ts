@@ -152,27 +152,51 @@ export async function listClients(
   });
 }
 
+/** How a removed client's grants are revoked: the product's credential revocation (audited, forgets the grant). */
+export type RevokeGrant = (grantId: string, by: StaffActor) => Promise<boolean>;
+
 /**
- * Removes a registered client: it can start no new authorization and redeem
- * no code or refresh token from then on (the provider no longer finds it).
- * Returns whether there was one. Its grants stay Gatehouse credentials until
- * they expire or are revoked on the tokens page.
+ * Removes a registered client and ends its access at once: every grant it
+ * holds is revoked first (a `token.revoke` audit row each, and the grant,
+ * its codes and its access and refresh tokens deleted), then the client
+ * row goes with its `oauth_client.remove` audit row, so it can start no new
+ * authorization and redeem no code or refresh token. Revoking first means
+ * an interrupted removal leaves the client registered with fewer grants,
+ * never a missing client whose tokens still work; running it again
+ * finishes it. Returns how many grants were revoked, or undefined when
+ * there is no such client.
  */
 export async function removeClient(
   database: BookingDatabase,
   id: string,
   by: StaffActor,
   now: number,
-): Promise<boolean> {
+  revokeGrant: RevokeGrant,
+): Promise<{ readonly revokedGrants: number } | undefined> {
   const exists = await database.kysely
     .selectFrom('oauth_payloads')
     .select('id')
     .where('model', '=', CLIENT_MODEL)
     .where('id', '=', id)
     .executeTakeFirst();
-  if (!exists) return false;
+  if (!exists) return undefined;
+  const grants = await grantsOf(database.kysely, id);
+  let revokedGrants = 0;
+  for (const grantId of grants) if (await revokeGrant(grantId, by)) revokedGrants++;
   await audited(database, 'oauth_client.remove', id, by, now, (db) =>
     db.deleteFrom('oauth_payloads').where('model', '=', CLIENT_MODEL).where('id', '=', id).execute(),
   );
-  return true;
+  return { revokedGrants };
+}
+
+/** The ids of the grants `clientId` holds (oidc-provider keeps the client in each Grant payload). */
+async function grantsOf(db: BookingDb, clientId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('oauth_payloads')
+    .select(['id', 'payload'])
+    .where('model', '=', 'Grant')
+    .execute();
+  return rows
+    .filter((row) => (JSON.parse(row.payload) as { clientId?: unknown }).clientId === clientId)
+    .map((row) => row.id);
 }
