@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { CompiledQuery } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../src/cli/commands.js';
-import type { StaffActor } from '../src/services/people.js';
 import {
   ClientRegistrationError,
   clientMetadata,
@@ -19,6 +18,7 @@ import {
   removeClient,
   saveClient,
 } from '../src/oauth/clients.js';
+import type { StaffActor } from '../src/services/people.js';
 import {
   authorizeQuery,
   consent,
