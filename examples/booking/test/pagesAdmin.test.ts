@@ -3,6 +3,7 @@
  * (I5), and the audit log they leave (I15). Each asserts the rows written.
  */
 import { describe, expect, it } from 'vitest';
+import { cliActor } from '../src/cli/commands.js';
 import { type TestApp, testApp } from './fixtures/testApp.js';
 import { signedInBrowser } from './pagesClient.js';
 
@@ -80,6 +81,42 @@ describe('the switches page', () => {
     expect((await dan.post('/switches/workspace', { on: '0' })).status).toBe(403);
     expect(await t.app.switches.tenantAccess('ws_acme')).toBe(true);
     expect(await auditOf(t, 'switch.set')).toEqual([]);
+  });
+});
+
+describe('the switches page for a member of other workspaces', () => {
+  it('switches a workspace she owns by membership, and answers 404 for one where she is not an owner now', async () => {
+    await using t = await testApp();
+    const olivia = await signedInBrowser(t, 'p_olivia');
+    // a viewer of Globex: its switch is neither shown nor changeable
+    const page = await olivia.get('/switches');
+    expect(page.text).toContain('data-workspace="ws_acme"');
+    expect(page.text).not.toContain('data-workspace="ws_globex"');
+    const refused = await olivia.post('/switches/workspace', { on: '0', workspace: 'ws_globex' });
+    expect(refused.status).toBe(404);
+    expect(await t.app.switches.tenantAccess('ws_globex')).toBe(true);
+    expect(await auditOf(t, 'switch.set')).toEqual([]);
+
+    const membership = (await t.app.people.get('ws_globex', 'p_olivia'))!;
+    await t.app.people.setRole(membership, 'owner', cliActor());
+    expect((await olivia.get('/switches')).text).toContain('data-workspace="ws_globex"');
+    const off = await olivia.post('/switches/workspace', { on: '0', workspace: 'ws_globex' });
+    expect(off.status).toBe(303);
+    expect(await t.app.switches.tenantAccess('ws_globex')).toBe(false);
+    expect(await t.app.switches.tenantAccess('ws_acme')).toBe(true);
+    expect(await auditOf(t, 'switch.set')).toEqual([
+      expect.objectContaining({ actor_id: 'p_olivia', channel: 'admin', tenant_id: 'ws_globex' }),
+    ]);
+    expect((await olivia.get('/switches')).text).toMatch(/role="status"[^>]*>Agent access off for Globex/);
+
+    await t.app.people.setRole(membership, 'dispatcher', cliActor());
+    const after = await olivia.post('/switches/workspace', { on: '1', workspace: 'ws_globex' });
+    expect(after.status).toBe(404);
+    expect(await t.app.switches.tenantAccess('ws_globex')).toBe(false);
+    expect(await auditOf(t, 'switch.set')).toHaveLength(1);
+    // her own workspace stays hers, with or without the field
+    expect((await olivia.post('/switches/workspace', { on: '0' })).status).toBe(303);
+    expect(await t.app.switches.tenantAccess('ws_acme')).toBe(false);
   });
 });
 
@@ -233,6 +270,30 @@ describe('the audit page', () => {
     const second = await b.get(next);
     expect(auditRows(second.text)).toBe(30);
     expect(second.text).not.toContain('data-next-page');
+  });
+
+  it('reads a workspace she owns by membership, and answers 404 for one she does not own now', async () => {
+    await using t = await testApp();
+    await t.mint({ workspaceId: 'ws_globex', personId: 'p_gina' });
+    const olivia = await signedInBrowser(t, 'p_olivia');
+    const viewer = await olivia.get('/audit?workspace=ws_globex');
+    expect(viewer.status).toBe(404);
+    expect(viewer.text).not.toContain('p_gina');
+    expect((await olivia.get('/audit')).text).not.toContain('data-audit-workspace');
+
+    await t.app.people.setRole((await t.app.people.get('ws_globex', 'p_olivia'))!, 'owner', cliActor());
+    const own = await olivia.get('/audit');
+    expect(auditRows(own.text)).toBe(await t.count('gatehouse_audit', "tenant_id = 'ws_acme'"));
+    expect(own.text).toContain('data-audit-workspace');
+    expect(own.text).not.toContain('p_gina');
+    const globex = await olivia.get('/audit?workspace=ws_globex&tool=token.create');
+    expect(globex.status).toBe(200);
+    expect(auditRows(globex.text)).toBe(
+      await t.count('gatehouse_audit', "tenant_id = 'ws_globex' AND action = 'token.create'"),
+    );
+    expect(globex.text).toContain('p_gina');
+    expect(globex.text).toContain('data-audit-of="ws_globex"');
+    expect((await olivia.get('/audit?workspace=ws_nowhere')).status).toBe(404);
   });
 
   it('is for owners only', async () => {

@@ -2,8 +2,9 @@ import type { AuditRow } from '@gatehousejs/core';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
+import type { Membership } from '../services/people.js';
 import { type AuditFilter, readAudit } from './auditReader.js';
-import { type PageContext, type PageEnv, signedIn } from './context.js';
+import { chosenWorkspace, ownedWorkspaces, type PageContext, type PageEnv, signedIn } from './context.js';
 import { errorPage, type Html, render, utc } from './layout.js';
 
 /** Rows per page of the audit page. */
@@ -41,6 +42,7 @@ function auditRowHtml(row: AuditRow): Html {
 }
 
 interface AuditQueryText {
+  workspace: string;
   channel: string;
   person: string;
   tool: string;
@@ -48,8 +50,19 @@ interface AuditQueryText {
   to: string;
 }
 
-function filterForm(q: AuditQueryText): Html {
+/** A picker of the owned workspaces, when there is more than one. */
+function workspaceField(owned: readonly Membership[], chosen: string): Html {
+  if (owned.length < 2) return html`<input type="hidden" name="workspace" value="${chosen}">`;
+  const options = owned.map(
+    (m) =>
+      html`<option value="${m.workspaceId}" ${m.workspaceId === chosen ? 'selected' : ''}>${m.name}</option>`,
+  );
+  return html`<label>Workspace <select name="workspace" data-audit-workspace>${options}</select></label>`;
+}
+
+function filterForm(q: AuditQueryText, owned: readonly Membership[]): Html {
   return html`<form data-form="audit-filter" method="get" action="/audit" class="filters">
+  ${workspaceField(owned, q.workspace)}
   <label>Channel <input type="text" name="channel" value="${q.channel}"></label>
   <label>Person id <input type="text" name="person" value="${q.person}"></label>
   <label>Action or tool <input type="text" name="tool" value="${q.tool}"></label>
@@ -68,8 +81,17 @@ function nextLink(q: AuditQueryText, rows: readonly AuditRow[]): Html {
 
 async function auditPage(app: BookingApp, c: PageContext): Promise<Response> {
   const who = signedIn(c);
+  const owned = await ownedWorkspaces(app, who);
+  if (owned.length === 0) {
+    return errorPage(c, 403, 'Owners only', 'Only a workspace owner may read the audit log.');
+  }
   const text = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
+  // the person's own workspace first when they own it; one they do not own is the same 404 as none
+  const named = text('workspace') || owned.find((m) => m.workspaceId === who.person.workspaceId)?.workspaceId;
+  const workspace = chosenWorkspace(owned, named);
+  if (!workspace) return errorPage(c, 404, 'Not found', 'You own no workspace with this id.');
   const q: AuditQueryText = {
+    workspace: workspace.workspaceId,
     channel: text('channel'),
     person: text('person'),
     tool: text('tool'),
@@ -81,7 +103,7 @@ async function auditPage(app: BookingApp, c: PageContext): Promise<Response> {
   const bad = [from, to].find((bound): bound is Error => bound instanceof Error);
   if (bad) return errorPage(c, 400, 'Audit', bad.message);
   const filter: AuditFilter = {
-    tenantId: who.person.workspaceId,
+    tenantId: workspace.workspaceId,
     channel: q.channel || undefined,
     actorId: q.person || undefined,
     action: q.tool || undefined,
@@ -91,7 +113,8 @@ async function auditPage(app: BookingApp, c: PageContext): Promise<Response> {
     limit: AUDIT_PAGE_SIZE,
   };
   const rows = await readAudit(app, filter);
-  const body = html`${filterForm(q)}
+  const body = html`${owned.length > 1 ? html`<h2 data-audit-of="${workspace.workspaceId}">${workspace.name}</h2>` : ''}
+${filterForm(q, owned)}
 ${rows.length === 0 ? html`<p class="empty">No audit rows match.</p>` : ''}
 <table class="list audit">
 <thead><tr><th>When</th><th>Channel</th><th>Person</th><th>Action</th><th>Outcome</th><th>Connection</th><th>Objects</th><th>Note</th></tr></thead>
@@ -101,12 +124,10 @@ ${nextLink(q, rows)}`;
   return render(200, { title: 'Audit', who, body });
 }
 
-/** The workspace's audit rows, newest first, 100 a page, filtered (owners only). */
+/**
+ * A workspace's audit rows, newest first, 100 a page, filtered: for owners,
+ * of any workspace they own now (`?workspace=`, their own by default).
+ */
 export function auditRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
-  pages.get('/audit', async (c) => {
-    if (signedIn(c).person.role !== 'owner') {
-      return errorPage(c, 403, 'Owners only', 'Only a workspace owner may read the audit log.');
-    }
-    return auditPage(app, c);
-  });
+  pages.get('/audit', (c) => auditPage(app, c));
 }

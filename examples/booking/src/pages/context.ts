@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import type { BookingApp } from '../app.js';
 import type { Person, Right } from '../domain/model.js';
+import type { Membership } from '../services/people.js';
 
 /** A signed-in person as every page sees them: live rights, their workspace, the session's CSRF token. */
 export interface SignedIn {
@@ -83,3 +84,20 @@ export function approverOf(who: SignedIn): {
 
 /** The app's clock, now, in epoch milliseconds. */
 export const nowOf = (app: BookingApp): number => app.deps.clock().getTime();
+
+/**
+ * The workspaces the signed-in person owns now (their own, then those they
+ * are an active member of as owner), by name; the Switches and Audit pages
+ * act on these and on no other.
+ */
+export async function ownedWorkspaces(app: BookingApp, who: SignedIn): Promise<readonly Membership[]> {
+  return (await app.people.workspacesOf(who.person.id)).filter((m) => m.role === 'owner');
+}
+
+/** The owned workspace a request names (`workspace`), or the first owned one when it names none; undefined when not owned. */
+export function chosenWorkspace(
+  owned: readonly Membership[],
+  named: string | undefined,
+): Membership | undefined {
+  return named ? owned.find((m) => m.workspaceId === named) : owned[0];
+}

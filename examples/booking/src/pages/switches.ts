@@ -2,8 +2,17 @@ import type { AuditRow } from '@gatehousejs/core';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
+import type { Membership } from '../services/people.js';
 import { readAudit } from './auditReader.js';
-import { formOf, type PageContext, type PageEnv, type SignedIn, signedIn } from './context.js';
+import {
+  chosenWorkspace,
+  formOf,
+  ownedWorkspaces,
+  type PageContext,
+  type PageEnv,
+  type SignedIn,
+  signedIn,
+} from './context.js';
 import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
 import { flashCookie, takeFlash } from './session.js';
 
@@ -33,22 +42,38 @@ function switchForm(
   on: boolean,
   label: string,
   disabled: boolean,
+  workspaceId?: string,
 ): Html {
   return html`<form data-switch="${kind}" method="post" action="/switches/${kind}">
   ${csrfField(csrf)}<input type="hidden" name="on" value="${on ? '1' : '0'}">
+  ${workspaceId === undefined ? '' : html`<input type="hidden" name="workspace" value="${workspaceId}">`}
   <button type="submit" ${disabled ? 'disabled' : ''}>${label}</button>
 </form>`;
 }
 
-async function switchesBody(app: BookingApp, who: SignedIn): Promise<Html> {
-  const ws = who.person.workspaceId;
-  const [killed, access, globalRow, workspaceRow] = await Promise.all([
-    app.switches.isGlobalOn(),
+/** One workspace's agent access switch, with its last change. */
+async function workspaceSection(app: BookingApp, who: SignedIn, workspace: Membership): Promise<Html> {
+  const ws = workspace.workspaceId;
+  const [access, row] = await Promise.all([
     app.switches.tenantAccess(ws),
-    lastChange(app, null, GLOBAL_KEY),
     lastChange(app, ws, tenantKey(ws)),
   ]);
+  const label = access ? 'Turn agent access off' : 'Turn agent access on';
+  return html`<section class="switch" data-workspace="${ws}">
+<h2>Agent access for ${workspace.name}</h2>
+<p>MCP tools for this workspace: <strong data-state="workspace">${access ? 'on' : 'off'}</strong></p>
+${await changedBy(app, row)}
+${switchForm('workspace', who.csrf, !access, label, false, ws)}
+</section>`;
+}
+
+async function switchesBody(app: BookingApp, who: SignedIn, owned: readonly Membership[]): Promise<Html> {
+  const [killed, globalRow] = await Promise.all([
+    app.switches.isGlobalOn(),
+    lastChange(app, null, GLOBAL_KEY),
+  ]);
   const operator = who.person.operator;
+  const sections = await Promise.all(owned.map((workspace) => workspaceSection(app, who, workspace)));
   return html`<section class="switch">
 <h2>Global kill switch</h2>
 <p>Every MCP request of every workspace: <strong data-state="global">${killed ? 'on (agents stopped, 503)' : 'off (agents served)'}</strong></p>
@@ -56,12 +81,7 @@ ${await changedBy(app, globalRow)}
 ${switchForm('global', who.csrf, !killed, killed ? 'Turn the kill switch off' : 'Turn the kill switch on', !operator)}
 ${operator ? '' : html`<p class="note">Only the operator may change the global kill switch.</p>`}
 </section>
-<section class="switch">
-<h2>Agent access for ${who.workspaceName}</h2>
-<p>MCP tools for this workspace: <strong data-state="workspace">${access ? 'on' : 'off'}</strong></p>
-${await changedBy(app, workspaceRow)}
-${switchForm('workspace', who.csrf, !access, access ? 'Turn agent access off' : 'Turn agent access on', false)}
-</section>`;
+${sections}`;
 }
 
 const ownersOnly = (c: PageContext) =>
@@ -71,17 +91,25 @@ const ownersOnly = (c: PageContext) =>
 const onOf = (value: string | undefined): boolean | undefined =>
   value === '1' ? true : value === '0' ? false : undefined;
 
-/** The kill switches page (owners only; the global switch for the operator only), audited with channel `admin`. */
+/**
+ * The kill switches page, audited with channel `admin`: the agent access of
+ * every workspace the person owns now (their own and those they are an
+ * owner member of), the global switch for the operator only. A posted
+ * workspace they do not own is 404 and changes nothing.
+ */
 export function switchRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
   pages.get('/switches', async (c) => {
     const who = signedIn(c);
-    if (who.person.role !== 'owner') return ownersOnly(c);
+    const owned = await ownedWorkspaces(app, who);
+    if (owned.length === 0) return ownersOnly(c);
     const { message, clear } = takeFlash(app, c, who);
-    return render(200, { title: 'Switches', who, flash: message, body: await switchesBody(app, who) }, clear);
+    const body = await switchesBody(app, who, owned);
+    return render(200, { title: 'Switches', who, flash: message, body }, clear);
   });
   pages.post('/switches/:kind{global|workspace}', async (c) => {
     const who = signedIn(c);
-    if (who.person.role !== 'owner') return ownersOnly(c);
+    const owned = await ownedWorkspaces(app, who);
+    if (owned.length === 0) return ownersOnly(c);
     const on = onOf(formOf(c).get('on'));
     if (on === undefined) return errorPage(c, 400, 'Bad request', 'The field "on" must be "1" or "0".');
     const by = { actorId: who.person.id, channel: 'admin' };
@@ -93,8 +121,12 @@ export function switchRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
       await app.switches.setGlobal(on, by);
       message = on ? 'Global kill switch on: every MCP request answers 503.' : 'Global kill switch off.';
     } else {
-      await app.switches.setTenantAccess(who.person.workspaceId, on, by);
-      message = on ? 'Agent access on for this workspace.' : 'Agent access off for this workspace.';
+      // a workspace the person does not own now is not theirs to see: the same 404 as one that does not exist
+      const workspace = chosenWorkspace(owned, formOf(c).get('workspace') || who.person.workspaceId);
+      if (!workspace) return errorPage(c, 404, 'Not found', 'You own no workspace with this id.');
+      await app.switches.setTenantAccess(workspace.workspaceId, on, by);
+      const name = workspace.workspaceId === who.person.workspaceId ? 'this workspace' : workspace.name;
+      message = on ? `Agent access on for ${name}.` : `Agent access off for ${name}.`;
     }
     return seeOther('/switches', [flashCookie(app, c, who, message)]);
   });
