@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   type Connection,
   createGatehouse,
+  type Gatehouse,
   type JsonObject,
   MemoryAuditStore,
   MemoryReplayStore,
@@ -118,4 +119,46 @@ export function notesApp(rows: Note[] = []) {
     run: ({ input, services }) => services.notes.create(input.text),
   });
   return { gh, rows, services, findNotes, addNote };
+}
+
+/** What {@link bookingCreateTools} needs of a host's services: find by business key, create. */
+export interface BookingCreateServices<B> {
+  find(customer: string, day: string): B | undefined;
+  create(customer: string, day: string): B;
+}
+
+/**
+ * `create_booking`, a create tool whose business key is customer and day
+ * (the duplicate check, I11), and its sibling `update_booking`, whose run
+ * answers `updated(id, day)` without touching anything.
+ */
+export function bookingCreateTools<B extends JsonObject & { id: string }, S extends BookingCreateServices<B>>(
+  gh: Gatehouse<'bookings.write', S>,
+  presenter: Presenter<B>,
+  updated: (id: string, day: string) => B,
+) {
+  const create = gh.defineTool({
+    name: 'create_booking',
+    description: 'Creates a booking.',
+    effect: 'write',
+    requires: ['bookings.write'],
+    input: z.object({ customer: z.string(), day: z.string(), note: z.string().optional() }),
+    presenter,
+    creates: {
+      key: (i) => ({ customer: i.customer, day: i.day }),
+      find: ({ input: i, services }) => services.find(i.customer, i.day),
+      updateTool: 'update_booking',
+    },
+    run: ({ input: i, services }) => services.create(i.customer, i.day),
+  });
+  const update = gh.defineTool({
+    name: 'update_booking',
+    description: 'Updates a booking.',
+    effect: 'write',
+    requires: ['bookings.write'],
+    input: z.object({ id: z.string(), day: z.string() }),
+    presenter,
+    run: ({ input: i }) => updated(i.id, i.day),
+  });
+  return [create, update] as const;
 }

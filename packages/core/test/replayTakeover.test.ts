@@ -17,7 +17,7 @@ import {
   ToolError,
   type UnitOfWork,
 } from '../src/index.js';
-import { listPresenter } from './fixtures.js';
+import { bookingCreateTools, listPresenter } from './fixtures.js';
 
 const LEASE_MS = 1_000;
 
@@ -97,29 +97,12 @@ function bookingDesk(options: { replayStore?: (store: ReplayStore) => ReplayStor
     }),
   });
   const presenter = listPresenter<Booking>(['id', 'customer', 'day', 'status']);
-  const create = gh.defineTool({
-    name: 'create_booking',
-    description: 'Creates a booking.',
-    effect: 'write',
-    requires: ['bookings.write'],
-    input: z.object({ customer: z.string(), day: z.string() }),
-    presenter,
-    creates: {
-      key: (i) => ({ customer: i.customer, day: i.day }),
-      find: ({ input: i, services }) => services.find(i.customer, i.day),
-      updateTool: 'update_booking',
-    },
-    run: ({ input: i, services }) => services.create(i.customer, i.day),
-  });
-  const update = gh.defineTool({
-    name: 'update_booking',
-    description: 'Updates a booking.',
-    effect: 'write',
-    requires: ['bookings.write'],
-    input: z.object({ id: z.string(), day: z.string() }),
-    presenter,
-    run: ({ input: i }) => ({ id: i.id, customer: 'c', day: i.day, status: 'live' as const }),
-  });
+  const [create, update] = bookingCreateTools(gh, presenter, (id, day) => ({
+    id,
+    customer: 'c',
+    day,
+    status: 'live' as const,
+  }));
   const cancel = gh.defineTool({
     name: 'cancel_booking',
     description: 'Cancels a booking.',

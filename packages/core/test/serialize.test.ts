@@ -4,7 +4,6 @@
 // both find nothing and both insert.
 
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   type Connection,
   createGatehouse,
@@ -12,7 +11,7 @@ import {
   MemoryReplayStore,
   type UnitOfWork,
 } from '../src/index.js';
-import { listPresenter } from './fixtures.js';
+import { bookingCreateTools, listPresenter } from './fixtures.js';
 
 interface Handle {
   readonly id: number;
@@ -62,31 +61,13 @@ function bookingServer(unitOfWork: SerializingUnitOfWork) {
       },
     }),
   });
-  const input = z.object({ customer: z.string(), day: z.string(), note: z.string().optional() });
   const presenter = listPresenter<Booking>(['id', 'customer', 'day']);
-  const create = gh.defineTool({
-    name: 'create_booking',
-    description: 'Creates a booking.',
-    effect: 'write',
-    requires: ['bookings.write'],
-    input,
-    presenter,
-    creates: {
-      key: (i) => ({ customer: i.customer, day: i.day }),
-      find: ({ input: i, services }) => services.find(i.customer, i.day),
-      updateTool: 'update_booking',
-    },
-    run: ({ input: i, services }) => services.create(i.customer, i.day),
-  });
-  const update = gh.defineTool({
-    name: 'update_booking',
-    description: 'Updates a booking.',
-    effect: 'write',
-    requires: ['bookings.write'],
-    input: z.object({ id: z.string(), day: z.string() }),
-    presenter,
-    run: ({ input: i }) => ({ id: i.id, tenant: 't1', customer: 'c', day: i.day }),
-  });
+  const [create, update] = bookingCreateTools(gh, presenter, (id, day) => ({
+    id,
+    tenant: 't1',
+    customer: 'c',
+    day,
+  }));
   const server = gh.createServer({
     name: 'bookings',
     version: '1.0.0',
