@@ -60,6 +60,14 @@ export const REPLAY_NOTE =
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * When a release fails (the store was busy or unreachable as the call
+ * ended), it is tried again in the background after these delays, so a
+ * retry of the call need not wait out the lease; after the last one the
+ * lease frees the key.
+ */
+export const RELEASE_RETRY_MS: readonly number[] = Object.freeze([50, 250, 1_000, 4_000]);
+
 function duration(name: string, value: number | undefined, fallback: number, zeroOk = false): number {
   const chosen = value ?? fallback;
   if (!Number.isFinite(chosen) || chosen < 0 || (!zeroOk && chosen === 0))
@@ -157,6 +165,15 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
     );
   }
 
+  function releaseLater(claimed: ReplayClaim, attempt: number): void {
+    const delay = RELEASE_RETRY_MS[attempt];
+    if (delay === undefined) return;
+    const timer = setTimeout(() => {
+      store.release(claimed.key, claimed.fence).catch(() => releaseLater(claimed, attempt + 1));
+    }, delay);
+    timer.unref?.();
+  }
+
   return Object.freeze({
     claim,
     /** Inside the unit of work: keeps the result, or throws {@link ReplayFenceLost} (the unit rolls back). */
@@ -180,9 +197,14 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
     async held(claimed: ReplayClaim): Promise<boolean> {
       return store.holds(claimed.key, claimed.fence).catch(() => true);
     },
-    /** After a refusal or failure: forgets the claim so a retry runs. Never throws. */
+    /**
+     * After a refusal or failure: forgets the claim so a retry runs. Never
+     * throws; a release the store refuses is tried again in the background
+     * ({@link RELEASE_RETRY_MS}). A late release is fenced: it never frees a
+     * newer claim or a stored result.
+     */
     async release(claimed: ReplayClaim): Promise<void> {
-      await store.release(claimed.key, claimed.fence).catch(() => undefined);
+      await store.release(claimed.key, claimed.fence).catch(() => releaseLater(claimed, 0));
     },
   });
 }
