@@ -250,10 +250,13 @@ function accessControl(database: BookingDatabase, people: PeopleDirectory, clock
     people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
     rights: RIGHTS,
     clock,
+    // a token's creation or revocation commits with its audit row
+    unitOfWork: stores.unitOfWork,
   });
   const switches = createSwitches({
     store: stores.switches,
     audit: stores.audit,
+    unitOfWork: stores.unitOfWork,
     tenantDefault: true,
     retryAfterSeconds: 60,
     clock,

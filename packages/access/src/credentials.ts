@@ -9,8 +9,10 @@ import {
   type CredentialStore,
   sha256Hex,
   ToolError,
+  type UnitOfWork,
 } from '@gatehousejs/core';
 import { ulid } from 'ulid';
+import { audited } from './internal/audited.js';
 import { connectionFor, type TenantChoice } from './internal/connectionFor.js';
 import { constantTimeEqual } from './internal/constantTime.js';
 import type { PeopleSource } from './people.js';
@@ -27,6 +29,13 @@ export interface CredentialsOptions<TRight extends string> {
   readonly prefix?: string;
   /** The clock for creation, expiry and audit times; default the system time. Tests pin it. */
   readonly clock?: () => Date;
+  /**
+   * The host's unit of work (`stores.unitOfWork`): a credential's creation or
+   * revocation and its audit row then commit together. Without it they
+   * commit one after the other, and a crash between them leaves a change
+   * without its row.
+   */
+  readonly unitOfWork?: UnitOfWork;
 }
 
 /** What {@link Credentials.mint} needs. */
@@ -154,28 +163,32 @@ export function createCredentials<TRight extends string>(
         expiresAt: request.expiresAt ?? null,
         revokedAt: null,
       };
-      await store.insert(credential);
-      await audit.append(
-        auditRow(
-          {
-            channel: request.channel ?? 'admin',
-            action: 'token.create',
-            outcome: 'ok',
-            tenantId: credential.tenantIds[0] ?? null,
-            actorId: request.creatorId,
-            objectIds: [credential.id],
-            note: `rights: ${credential.rights.join(' ') || '(none)'}; client: ${credential.clientLabel}`,
-          },
-          now,
-        ),
-      );
+      await audited(options.unitOfWork, async (unit) => {
+        await store.insert(credential, unit);
+        await audit.append(
+          auditRow(
+            {
+              channel: request.channel ?? 'admin',
+              action: 'token.create',
+              outcome: 'ok',
+              tenantId: credential.tenantIds[0] ?? null,
+              actorId: request.creatorId,
+              objectIds: [credential.id],
+              note: `rights: ${credential.rights.join(' ') || '(none)'}; client: ${credential.clientLabel}`,
+            },
+            now,
+          ),
+          unit,
+        );
+      });
       return { token, credential };
     },
     async revoke(id, by) {
       const now = clock().getTime();
       const record = await store.findById(id);
-      const changed = await store.revoke(id, now);
-      if (changed) {
+      return audited(options.unitOfWork, async (unit) => {
+        const changed = await store.revoke(id, now, unit);
+        if (!changed) return false;
         await audit.append(
           auditRow(
             {
@@ -188,9 +201,10 @@ export function createCredentials<TRight extends string>(
             },
             now,
           ),
+          unit,
         );
-      }
-      return changed;
+        return true;
+      });
     },
     async connectionById(id, tenantId) {
       const record = await store.findById(id);

@@ -5,7 +5,9 @@ import {
   defineGuard,
   type Guard,
   type SwitchStore,
+  type UnitOfWork,
 } from '@gatehousejs/core';
+import { audited } from './internal/audited.js';
 
 /** Options of {@link createSwitches}: the default for tenants is defined here, once. */
 export interface SwitchesOptions {
@@ -17,6 +19,12 @@ export interface SwitchesOptions {
   readonly retryAfterSeconds?: number;
   /** The clock for audit times; default the system time. Tests pin it. */
   readonly clock?: () => Date;
+  /**
+   * The host's unit of work (`stores.unitOfWork`): a switch change and its
+   * audit row then commit together. Without it they commit one after the
+   * other, and a crash between them leaves a change without its row.
+   */
+  readonly unitOfWork?: UnitOfWork;
 }
 
 /** Who flips a switch, for the audit row. */
@@ -62,23 +70,25 @@ export function createSwitches(options: SwitchesOptions): Switches {
   const clock = options.clock ?? (() => new Date());
   const { store, audit } = options;
 
-  const record = async (key: string, after: boolean, by: SwitchActor, tenantId: string | null) => {
-    const before = await store.set(key, after);
-    await audit.append(
-      auditRow(
-        {
-          channel: by.channel,
-          action: 'switch.set',
-          outcome: 'ok',
-          tenantId,
-          actorId: by.actorId,
-          objectIds: [key],
-          note: `before: ${before ?? 'default'}; after: ${after}`,
-        },
-        clock().getTime(),
-      ),
-    );
-  };
+  const record = (key: string, after: boolean, by: SwitchActor, tenantId: string | null) =>
+    audited(options.unitOfWork, async (unit) => {
+      const before = await store.set(key, after, unit);
+      await audit.append(
+        auditRow(
+          {
+            channel: by.channel,
+            action: 'switch.set',
+            outcome: 'ok',
+            tenantId,
+            actorId: by.actorId,
+            objectIds: [key],
+            note: `before: ${before ?? 'default'}; after: ${after}`,
+          },
+          clock().getTime(),
+        ),
+        unit,
+      );
+    });
   const isGlobalOn = async () => (await store.get(GLOBAL_KEY)) === true;
   const tenantAccess = async (tenantId: string) => (await store.get(tenantKey(tenantId))) ?? tenantDefault;
 

@@ -81,8 +81,8 @@ export class SqliteCredentialStore implements CredentialStore {
     return this.#sql.revoke.run(at, id).changes === 1;
   }
 
-  insert(record: CredentialRecord): Promise<void> {
-    return this.#write(undefined, () => this.insertSync(record));
+  insert(record: CredentialRecord, unit?: unknown): Promise<void> {
+    return this.#write(unit, () => this.insertSync(record));
   }
 
   async findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined> {
@@ -93,7 +93,7 @@ export class SqliteCredentialStore implements CredentialStore {
     return this.findByIdSync(id);
   }
 
-  revoke(id: string, at: number): Promise<boolean> {
-    return this.#write(undefined, () => this.revokeSync(id, at));
+  revoke(id: string, at: number, unit?: unknown): Promise<boolean> {
+    return this.#write(unit, () => this.revokeSync(id, at));
   }
 }

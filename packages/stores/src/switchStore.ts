@@ -56,7 +56,7 @@ export class SqliteSwitchStore implements SwitchStore {
     return this.getSync(key);
   }
 
-  set(key: string, on: boolean): Promise<boolean | undefined> {
-    return this.#write(undefined, () => this.setSync(key, on));
+  set(key: string, on: boolean, unit?: unknown): Promise<boolean | undefined> {
+    return this.#write(unit, () => this.setSync(key, on));
   }
 }

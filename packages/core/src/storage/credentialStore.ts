@@ -16,12 +16,17 @@ export interface CredentialRecord {
   readonly revokedAt: number | null;
 }
 
-/** Credentials by token hash. `revoke` reports whether it changed anything. */
+/**
+ * Credentials by token hash. `revoke` reports whether it changed anything.
+ * Given a unit of work's handle (`unit`), `insert` and `revoke` write in
+ * that transaction, so the change commits with its audit row (stores on the
+ * host's database); the memory store ignores it.
+ */
 export interface CredentialStore {
-  insert(record: CredentialRecord): Promise<void>;
+  insert(record: CredentialRecord, unit?: unknown): Promise<void>;
   findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined>;
   findById(id: string): Promise<CredentialRecord | undefined>;
-  revoke(id: string, at: number): Promise<boolean>;
+  revoke(id: string, at: number, unit?: unknown): Promise<boolean>;
 }
 
 /** A {@link CredentialStore} in process memory. */
@@ -29,7 +34,7 @@ export class MemoryCredentialStore implements CredentialStore {
   readonly #byHash = new Map<string, CredentialRecord>();
   readonly #byId = new Map<string, CredentialRecord>();
 
-  async insert(record: CredentialRecord): Promise<void> {
+  async insert(record: CredentialRecord, _unit?: unknown): Promise<void> {
     if (this.#byHash.has(record.tokenHash) || this.#byId.has(record.id)) {
       throw new Error('A credential with this id or token already exists.');
     }
@@ -46,7 +51,7 @@ export class MemoryCredentialStore implements CredentialStore {
     return this.#byId.get(id);
   }
 
-  async revoke(id: string, at: number): Promise<boolean> {
+  async revoke(id: string, at: number, _unit?: unknown): Promise<boolean> {
     const record = this.#byId.get(id);
     if (!record || record.revokedAt !== null) return false;
     const revoked = Object.freeze({ ...record, revokedAt: at });

@@ -1,6 +1,9 @@
 import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
 import type pg from 'pg';
 import { type CredentialColumns, credentialOf } from '../internal/rows.js';
+import { on } from './sql.js';
+
+const NAME = 'PostgresCredentialStore';
 
 const INSERT = `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
     toolset, created_at, expires_at, revoked_at)
@@ -26,8 +29,8 @@ export class PostgresCredentialStore implements CredentialStore {
     this.#pool = pool;
   }
 
-  async insert(record: CredentialRecord): Promise<void> {
-    const inserted = await this.#pool.query(INSERT, [
+  async insert(record: CredentialRecord, unit?: unknown): Promise<void> {
+    const inserted = await on(this.#pool, unit, NAME).query(INSERT, [
       record.id,
       record.tokenHash,
       [...record.tenantIds],
@@ -50,8 +53,8 @@ export class PostgresCredentialStore implements CredentialStore {
     return this.#one('SELECT * FROM gatehouse_credentials WHERE id = $1', id);
   }
 
-  async revoke(id: string, at: number): Promise<boolean> {
-    const revoked = await this.#pool.query(
+  async revoke(id: string, at: number, unit?: unknown): Promise<boolean> {
+    const revoked = await on(this.#pool, unit, NAME).query(
       'UPDATE gatehouse_credentials SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
       [at, id],
     );

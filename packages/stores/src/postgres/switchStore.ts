@@ -1,6 +1,8 @@
 import type { SwitchStore } from '@gatehousejs/core';
 import type pg from 'pg';
-import { keyBytes } from './sql.js';
+import { keyBytes, on as onUnit } from './sql.js';
+
+const NAME = 'PostgresSwitchStore';
 
 /** Writes the new value and keeps the one it replaced; a fresh row has no previous value. */
 const SET = `INSERT INTO gatehouse_switches AS s (key, is_on, previous) VALUES ($1, $2, NULL)
@@ -34,8 +36,11 @@ export class PostgresSwitchStore implements SwitchStore {
     return found.rows[0]?.is_on;
   }
 
-  async set(key: string, on: boolean): Promise<boolean | undefined> {
-    const written = await this.#pool.query<{ previous: boolean | null }>(SET, [keyBytes(key), on]);
+  async set(key: string, on: boolean, unit?: unknown): Promise<boolean | undefined> {
+    const written = await onUnit(this.#pool, unit, NAME).query<{ previous: boolean | null }>(SET, [
+      keyBytes(key),
+      on,
+    ]);
     return written.rows[0]?.previous ?? undefined;
   }
 }
