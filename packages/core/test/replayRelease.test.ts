@@ -20,18 +20,29 @@ import {
 import { RELEASE_RETRY_MS } from '../src/pipeline/replay.js';
 import { listPresenter } from './fixtures.js';
 
-/** A memory replay store whose next `failures` releases throw, as a busy database does. */
-function flakyReleases(failures: number) {
+/**
+ * A memory replay store whose next `failures` releases fail, as a busy
+ * database does: by rejecting, or (`synchronous`) by throwing before any
+ * promise exists, as a store on a closed handle may; `holds` then throws too.
+ */
+function flakyReleases(failures: number, synchronous = false) {
   const store = new MemoryReplayStore();
   const attempts: number[] = [];
   let left = failures;
+  const busy = () => new Error('SQLITE_BUSY: database is locked');
   const flaky: ReplayStore = {
     begin: (...args) => store.begin(...args),
     complete: (...args) => store.complete(...args),
-    holds: (...args) => store.holds(...args),
-    async release(...args) {
+    holds: (...args) => {
+      if (synchronous) throw busy();
+      return store.holds(...args);
+    },
+    release(...args) {
       attempts.push(Date.now());
-      if (left-- > 0) throw new Error('SQLITE_BUSY: database is locked');
+      if (left-- > 0) {
+        if (synchronous) throw busy();
+        return Promise.reject(busy());
+      }
       return store.release(...args);
     },
   };
@@ -104,6 +115,17 @@ describe('a release the replay store refuses', () => {
     const retried = await desk.call();
     expect(retried.error).toBeUndefined();
     expect(retried.replayed).toBeUndefined();
+    expect(desk.runs).toEqual(['A', 'A']);
+  });
+
+  it('is retried the same when the store throws instead of rejecting, and the call keeps its answer', async () => {
+    const { flaky, attempts } = flakyReleases(1, true);
+    const desk = statusDesk(flaky);
+    expect((await desk.call()).error?.code).toBe('conflict');
+    await sleep(RELEASE_RETRY_MS[0]! + 100);
+    expect(attempts).toHaveLength(2);
+    desk.accept();
+    expect((await desk.call()).error).toBeUndefined();
     expect(desk.runs).toEqual(['A', 'A']);
   });
 

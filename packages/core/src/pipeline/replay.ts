@@ -165,11 +165,14 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
     );
   }
 
+  /** The store's release as a promise, whether the store throws or rejects. */
+  const released = async (claimed: ReplayClaim): Promise<void> => store.release(claimed.key, claimed.fence);
+
   function releaseLater(claimed: ReplayClaim, attempt: number): void {
     const delay = RELEASE_RETRY_MS[attempt];
     if (delay === undefined) return;
     const timer = setTimeout(() => {
-      store.release(claimed.key, claimed.fence).catch(() => releaseLater(claimed, attempt + 1));
+      released(claimed).catch(() => releaseLater(claimed, attempt + 1));
     }, delay);
     timer.unref?.();
   }
@@ -195,7 +198,11 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
      * cannot answer leaves the call's own answer standing. Never throws.
      */
     async held(claimed: ReplayClaim): Promise<boolean> {
-      return store.holds(claimed.key, claimed.fence).catch(() => true);
+      try {
+        return await store.holds(claimed.key, claimed.fence);
+      } catch {
+        return true;
+      }
     },
     /**
      * After a refusal or failure: forgets the claim so a retry runs. Never
@@ -204,7 +211,7 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
      * newer claim or a stored result.
      */
     async release(claimed: ReplayClaim): Promise<void> {
-      await store.release(claimed.key, claimed.fence).catch(() => releaseLater(claimed, 0));
+      await released(claimed).catch(() => releaseLater(claimed, 0));
     },
   });
 }
