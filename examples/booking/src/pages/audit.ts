@@ -86,9 +86,8 @@ async function auditPage(app: BookingApp, c: PageContext): Promise<Response> {
     return errorPage(c, 403, 'Owners only', 'Only a workspace owner may read the audit log.');
   }
   const text = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
-  // the person's own workspace first when they own it; one they do not own is the same 404 as none
-  const named = text('workspace') || owned.find((m) => m.workspaceId === who.person.workspaceId)?.workspaceId;
-  const workspace = chosenWorkspace(owned, named);
+  // by default their own workspace when they own it (listed first); one they do not own is the same 404 as none
+  const workspace = chosenWorkspace(owned, text('workspace') || undefined);
   if (!workspace) return errorPage(c, 404, 'Not found', 'You own no workspace with this id.');
   const q: AuditQueryText = {
     workspace: workspace.workspaceId,

@@ -4,7 +4,15 @@ import type { BookingApp } from '../app.js';
 import { type ConsentRequest, consentRequest, denyConsent, grantConsent } from '../oauth/consent.js';
 import { TOOLSETS } from '../oauth/scopes.js';
 import type { Membership } from '../services/people.js';
-import { formOf, nowOf, type PageContext, type PageEnv, type SignedIn, signedIn } from './context.js';
+import {
+  chosenWorkspace,
+  formOf,
+  nowOf,
+  type PageContext,
+  type PageEnv,
+  type SignedIn,
+  signedIn,
+} from './context.js';
 import { readCookie } from './cookies.js';
 import { csrfField, errorPage, type Html, render, seeOther } from './layout.js';
 
@@ -74,14 +82,6 @@ const EXPIRED = 'This authorization request is unknown or expired. Start again f
  */
 function startedHere(c: PageContext, uid: string): boolean {
   return readCookie(c.req.raw, '_interaction') === uid;
-}
-
-/** The workspace asked for among the person's, or their own when none is named; undefined for one they do not work in. */
-function chosenWorkspace(
-  workspaces: readonly Membership[],
-  asked: string | undefined,
-): Membership | undefined {
-  return asked === undefined ? workspaces[0] : workspaces.find((w) => w.workspaceId === asked);
 }
 
 const NOT_MEMBER = 'You do not work in that workspace. Choose one of yours on the consent page.';

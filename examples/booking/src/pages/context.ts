@@ -94,10 +94,14 @@ export async function ownedWorkspaces(app: BookingApp, who: SignedIn): Promise<r
   return (await app.people.workspacesOf(who.person.id)).filter((m) => m.role === 'owner');
 }
 
-/** The owned workspace a request names (`workspace`), or the first owned one when it names none; undefined when not owned. */
+/**
+ * The workspace a request names among `workspaces` (the person's, or those
+ * they own), or the first when it names none: their own, which
+ * `workspacesOf` lists first. Undefined for one not among them.
+ */
 export function chosenWorkspace(
-  owned: readonly Membership[],
+  workspaces: readonly Membership[],
   named: string | undefined,
 ): Membership | undefined {
-  return named ? owned.find((m) => m.workspaceId === named) : owned[0];
+  return named ? workspaces.find((m) => m.workspaceId === named) : workspaces[0];
 }
