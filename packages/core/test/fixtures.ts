@@ -68,16 +68,24 @@ export class NoteService {
   }
 }
 
-export function connection(overrides: Partial<Connection<Right>> = {}): Connection<Right> {
+/** A connection of tenant `t1` holding `rights`. */
+export function connectionWith<R extends string>(
+  rights: readonly R[],
+  overrides: Partial<Connection<R>> = {},
+): Connection<R> {
   return {
     connectionId: 'conn_1',
     tenantId: 't1',
     creatorId: 'p1',
     clientName: 'test-client',
     channel: 'mcp',
-    rights: new Set<Right>(RIGHTS),
+    rights: new Set<R>(rights),
     ...overrides,
   };
+}
+
+export function connection(overrides: Partial<Connection<Right>> = {}): Connection<Right> {
+  return connectionWith(RIGHTS, overrides);
 }
 
 /** A small notes app: one read and one write tool over NoteService. */

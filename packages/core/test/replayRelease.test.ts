@@ -9,7 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  type Connection,
   createGatehouse,
   MemoryAuditStore,
   MemoryReplayStore,
@@ -18,7 +17,7 @@ import {
   ToolError,
 } from '../src/index.js';
 import { RELEASE_RETRY_MS } from '../src/pipeline/replay.js';
-import { listPresenter } from './fixtures.js';
+import { connectionWith, listPresenter } from './fixtures.js';
 
 /**
  * A memory replay store whose next `failures` releases fail, as a busy
@@ -80,14 +79,7 @@ function statusDesk(replay: ReplayStore, leaseMs = 60_000) {
     replay: { store: replay, leaseMs },
     unitOfWork: separateCommits(),
   });
-  const connection: Connection<'status.write'> = {
-    connectionId: 'conn_1',
-    tenantId: 't1',
-    creatorId: 'p1',
-    clientName: 'test',
-    channel: 'mcp',
-    rights: new Set(['status.write'] as const),
-  };
+  const connection = connectionWith(['status.write'] as const);
   return {
     runs,
     accept: () => {

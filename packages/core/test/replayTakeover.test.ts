@@ -9,7 +9,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  type Connection,
   createGatehouse,
   MemoryAuditStore,
   MemoryReplayStore,
@@ -17,7 +16,7 @@ import {
   ToolError,
   type UnitOfWork,
 } from '../src/index.js';
-import { bookingCreateTools, listPresenter } from './fixtures.js';
+import { bookingCreateTools, connectionWith, listPresenter } from './fixtures.js';
 
 const LEASE_MS = 1_000;
 
@@ -124,14 +123,7 @@ function bookingDesk(options: { replayStore?: (store: ReplayStore) => ReplayStor
     clock: () => new Date(now),
     onInternalError: (error) => internalErrors.push(error),
   });
-  const connection: Connection<'bookings.write'> = {
-    connectionId: 'conn_1',
-    tenantId: 't1',
-    creatorId: 'p1',
-    clientName: 'test',
-    channel: 'mcp',
-    rights: new Set(['bookings.write'] as const),
-  };
+  const connection = connectionWith(['bookings.write'] as const);
   return {
     rows,
     audit,
