@@ -385,6 +385,8 @@ describe('approval by a person: configuration', () => {
     const bare: PendingActionStore = {
       insert: (a) => store.insert(a),
       findByTokenHash: (h) => store.findByTokenHash(h),
+      claim: (...args) => store.claim(...args),
+      renewClaim: (...args) => store.renewClaim(...args),
       transition: (...args) => store.transition(...args),
       purge: (b) => store.purge(b),
     };

@@ -32,6 +32,7 @@ function flakyReleases(failures: number, synchronous = false) {
   const flaky: ReplayStore = {
     begin: (...args) => store.begin(...args),
     complete: (...args) => store.complete(...args),
+    renew: (...args) => store.renew(...args),
     holds: (...args) => {
       if (synchronous) throw busy();
       return store.holds(...args);

@@ -222,6 +222,7 @@ describe('a call whose replay lease was taken over', () => {
         begin: (...args) => store.begin(...args),
         complete: (...args) => store.complete(...args),
         release: (...args) => store.release(...args),
+        renew: (...args) => store.renew(...args),
         holds: () => Promise.reject(new Error('replay table unreachable')),
       }),
     });

@@ -203,6 +203,7 @@ describe('createServer({ replay }) (I10)', () => {
       complete: () => Promise.reject(new Error('db down')),
       release: () => Promise.reject(new Error('db down')),
       holds: () => Promise.reject(new Error('db down')),
+      renew: () => Promise.reject(new Error('db down')),
     };
     const desk = statusDesk({ server: { replay: { store } } });
     expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({

@@ -2,6 +2,7 @@ import type {
   PendingAction,
   PendingActionStore,
   PendingActionUpdate,
+  PendingClaim,
   PendingStatus,
 } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
@@ -9,6 +10,7 @@ import { duration, type SweepOptions, sweepBatch } from './internal/options.js';
 import {
   approvalColumnsOf,
   awaitingLimit,
+  claimColumnsOf,
   type PendingActionColumns,
   pendingActionOf,
   updateValuesOf,
@@ -40,14 +42,27 @@ const toRow = (action: PendingAction): PendingActionColumns => ({
   expires_at: action.expiresAt,
   status: action.status,
   ...approvalColumnsOf(action),
+  ...claimColumnsOf(action),
 });
 
-/** Parameters of the compare-and-set; a `null` decision field keeps the column. */
+/** Parameters of the compare-and-set; a `null` decision field keeps the column, a `null` fence fences nothing. */
 interface TransitionParams extends ReturnType<typeof updateValuesOf> {
   readonly id: string;
   readonly from: string;
   readonly to: PendingStatus;
 }
+
+/** Parameters of `claim`: the statuses it moves from (JSON text) and the claim it writes. */
+interface ClaimParams {
+  readonly id: string;
+  readonly from: string;
+  readonly fence: string;
+  readonly expiresAt: number;
+  readonly now: number;
+}
+
+/** A `claimed` row whose claim lapsed at `@now` (NULL: written without a lease, lapsed at once). */
+const LAPSED = "(status = 'claimed' AND (claim_expires_at IS NULL OR claim_expires_at <= @now))";
 
 const NAME = 'SqlitePendingActionStore';
 
@@ -55,10 +70,10 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
   const insert = db.prepare<PendingActionColumns>(
     `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool, arguments,
        arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id,
-       result, decided_by, decided_at)
+       result, decided_by, decided_at, claim_fence, claim_expires_at)
      VALUES (@id, @token_hash, @connection_id, @tenant_id, @tool, @arguments, @arguments_digest,
        @content_hash, @summary, @created_at, @expires_at, @status, @approval, @creator_id, @result,
-       @decided_by, @decided_at)
+       @decided_by, @decided_at, @claim_fence, @claim_expires_at)
      ON CONFLICT DO NOTHING`,
   );
   const sweep = db.prepare<[number, number]>(
@@ -78,15 +93,28 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
     findById: db.prepare<[string], PendingActionColumns>(
       'SELECT * FROM gatehouse_pending_actions WHERE id = ?',
     ),
+    claim: db.prepare<ClaimParams>(
+      `UPDATE gatehouse_pending_actions
+       SET status = 'claimed', claim_fence = @fence, claim_expires_at = @expiresAt
+       WHERE id = @id AND (status IN (SELECT value FROM json_each(@from)) OR ${LAPSED})`,
+    ),
+    renewClaim: db.prepare<{ id: string; fence: string; expiresAt: number }>(
+      `UPDATE gatehouse_pending_actions SET claim_expires_at = @expiresAt
+       WHERE id = @id AND status = 'claimed' AND claim_fence = @fence`,
+    ),
+    // A fenced move out of `claimed` needs the claim holding @fence; every move clears the claim.
     transition: db.prepare<TransitionParams>(
       `UPDATE gatehouse_pending_actions SET status = @to, result = coalesce(@result, result),
-         decided_by = coalesce(@decided_by, decided_by), decided_at = coalesce(@decided_at, decided_at)
-       WHERE id = @id AND status IN (SELECT value FROM json_each(@from))`,
+         decided_by = coalesce(@decided_by, decided_by), decided_at = coalesce(@decided_at, decided_at),
+         claim_fence = NULL, claim_expires_at = NULL
+       WHERE id = @id AND status IN (SELECT value FROM json_each(@from))
+         AND (@fence IS NULL OR status <> 'claimed' OR claim_fence = @fence)`,
     ),
-    awaiting: db.prepare<[string, number, number], PendingActionColumns>(
+    awaiting: db.prepare<{ tenantId: string; now: number; limit: number }, PendingActionColumns>(
       `SELECT * FROM gatehouse_pending_actions
-       WHERE tenant_id = ? AND approval = 'person' AND status = 'pending' AND expires_at > ?
-       ORDER BY created_at, id LIMIT ?`,
+       WHERE tenant_id = @tenantId AND approval = 'person' AND expires_at > @now
+         AND (status = 'pending' OR ${LAPSED})
+       ORDER BY created_at, id LIMIT @limit`,
     ),
     purge: db.prepare<[number]>('DELETE FROM gatehouse_pending_actions WHERE expires_at < ?'),
   };
@@ -95,12 +123,14 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
 /**
  * A {@link PendingActionStore} in `gatehouse_pending_actions` (I9). `insert`
  * refuses a second action with the same id or token hash (`ON CONFLICT DO
- * NOTHING` and a row count); `transition` is one compare-and-set `UPDATE … WHERE
- * id = ? AND status IN (…)`, so of many concurrent confirmations, across
- * processes, exactly one claims the action, and only that one writes its
- * decision fields (`set`). `findById` and `listAwaitingApproval` serve
- * approval by a person. Expired actions stay findable for
- * `expiredRetentionMs` (the guard answers "expired"), then inserts sweep them.
+ * NOTHING` and a row count); `claim`, `renewClaim` and `transition` are each
+ * one compare-and-set `UPDATE … WHERE id = ? AND …`, so of many concurrent
+ * confirmations, across processes, exactly one claims the action (or takes
+ * over a claim that lapsed), a fenced transition moves it only for the claim
+ * still holding it, and only the winner writes its decision fields (`set`).
+ * `findById` and `listAwaitingApproval` serve approval by a person. Expired
+ * actions stay findable for `expiredRetentionMs` (the guard answers
+ * "expired"), then inserts sweep them.
  *
  * @example
  * const pending = new SqlitePendingActionStore(db, { expiredRetentionMs: 3_600_000 });
@@ -134,9 +164,25 @@ export class SqlitePendingActionStore implements PendingActionStore {
   }
 
   /**
+   * Synchronous {@link PendingActionStore.claim}: one `UPDATE` moving the
+   * action from one of `from`, or from a `claimed` whose claim lapsed at
+   * `now`, to `claimed` under `claim`; true only for the one caller that did.
+   */
+  claimSync(id: string, from: readonly PendingStatus[], claim: PendingClaim, now: number): boolean {
+    const params = { id, from: JSON.stringify(from), fence: claim.fence, expiresAt: claim.expiresAt, now };
+    return this.#sql.claim.run(params).changes === 1;
+  }
+
+  /** Synchronous {@link PendingActionStore.renewClaim}: true only while the claim holding `fence` has the action. */
+  renewClaimSync(id: string, fence: string, expiresAt: number): boolean {
+    return this.#sql.renewClaim.run({ id, fence, expiresAt }).changes === 1;
+  }
+
+  /**
    * Synchronous {@link PendingActionStore.transition}: true only for the one
    * caller that moved it; `set` is written in the same `UPDATE`, so a losing
-   * caller writes nothing.
+   * caller writes nothing, and `set.fence` moves a `claimed` action only for
+   * the claim holding it. Clears the claim.
    */
   transitionSync(
     id: string,
@@ -151,11 +197,12 @@ export class SqlitePendingActionStore implements PendingActionStore {
 
   /**
    * Synchronous {@link PendingActionStore.listAwaitingApproval}: the tenant's
-   * `person` actions still `pending` and unexpired at `now`, oldest first (then
-   * by id), at most `limit`. Refuses a `limit` that is not a non-negative integer.
+   * `person` actions still `pending` (or `claimed` by a claim that lapsed at
+   * `now`) and unexpired at `now`, oldest first (then by id), at most
+   * `limit`. Refuses a `limit` that is not a non-negative integer.
    */
   listAwaitingApprovalSync(tenantId: string, now: number, limit: number): readonly PendingAction[] {
-    const rows = this.#sql.awaiting.all(tenantId, now, awaitingLimit(NAME, limit));
+    const rows = this.#sql.awaiting.all({ tenantId, now, limit: awaitingLimit(NAME, limit) });
     return Object.freeze(rows.map(pendingActionOf));
   }
 
@@ -174,6 +221,16 @@ export class SqlitePendingActionStore implements PendingActionStore {
 
   async findById(id: string): Promise<PendingAction | undefined> {
     return this.findByIdSync(id);
+  }
+
+  /** Commits on its own, under the write lock. */
+  claim(id: string, from: readonly PendingStatus[], claim: PendingClaim, now: number): Promise<boolean> {
+    return this.#write(undefined, () => this.claimSync(id, from, claim, now));
+  }
+
+  /** Commits on its own, under the write lock. */
+  renewClaim(id: string, fence: string, expiresAt: number): Promise<boolean> {
+    return this.#write(undefined, () => this.renewClaimSync(id, fence, expiresAt));
   }
 
   /**

@@ -71,6 +71,11 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
         return done;
       },
     ),
+    // Extends only a live lease: a lapsed one may be taken over (or swept) at any moment.
+    renew: db.prepare<{ key: string; fence: string; expiresAt: number; now: number }>(
+      `UPDATE gatehouse_replay SET expires_at = @expiresAt
+       WHERE key = @key AND state = 'running' AND fence = @fence AND expires_at > @now`,
+    ),
     release: db.prepare<[string, string]>(
       "DELETE FROM gatehouse_replay WHERE key = ? AND state = 'running' AND fence = ?",
     ),
@@ -87,8 +92,9 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
  * fencing token, so of any number of concurrent callers, across connections
  * and processes, exactly one gets `started`; `complete` writes the result
  * only while that token is the row's, so a call whose lease ran out and was
- * taken over cannot complete over the newer claim. Expired rows are
- * invisible at once and swept by later writes. Requires
+ * taken over cannot complete over the newer claim, and `renew` extends
+ * only the live lease holding that token (core's heartbeat). Expired rows
+ * are invisible at once and swept by later writes. Requires
  * `migrateGatehouseSchema(db)` first.
  *
  * @example
@@ -126,6 +132,15 @@ export class SqliteReplayStore implements ReplayStore {
     this.#sql.release.run(key, fence);
   }
 
+  /**
+   * Synchronous {@link ReplayStore.renew}: one `UPDATE` extending the running
+   * claim holding `fence` to `now + leaseMs`; false once that claim is
+   * completed, released, taken over, or its lease lapsed at `now`.
+   */
+  renewSync(key: string, fence: string, leaseMs: number, now: number): boolean {
+    return this.#sql.renew.run({ key, fence, expiresAt: now + leaseMs, now }).changes === 1;
+  }
+
   /** Synchronous {@link ReplayStore.holds}: whether `complete` with `fence` would store now. */
   holdsSync(key: string, fence: string): boolean {
     const row = this.#sql.claimOf.get(key);
@@ -159,5 +174,10 @@ export class SqliteReplayStore implements ReplayStore {
 
   async holds(key: string, fence: string): Promise<boolean> {
     return this.holdsSync(key, fence);
+  }
+
+  /** Commits on its own, under the write lock. */
+  renew(key: string, fence: string, leaseMs: number, now: number): Promise<boolean> {
+    return this.#write(undefined, () => this.renewSync(key, fence, leaseMs, now));
   }
 }

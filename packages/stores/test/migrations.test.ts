@@ -27,7 +27,7 @@ describe('migrateGatehouseSchema', () => {
     expect(migrateGatehouseSchema(db, 42)).toEqual({
       from: 0,
       to: GATEHOUSE_SCHEMA_VERSION,
-      applied: [1, 2, 3],
+      applied: [1, 2, 3, 4],
     });
     expect(tables(db)).toEqual([
       'bookings',
@@ -43,6 +43,7 @@ describe('migrateGatehouseSchema', () => {
       { version: 1, name: 'guard stores', applied_at: 42 },
       { version: 2, name: 'replay fencing tokens', applied_at: 42 },
       { version: 3, name: 'approval by a person', applied_at: 42 },
+      { version: 4, name: 'pending action claim leases', applied_at: 42 },
     ]);
     db.close();
   });
@@ -74,7 +75,7 @@ describe('migrateGatehouseSchema', () => {
     }
     expect(ConfigurationError.is(error)).toBe(true);
     expect(String(error)).toMatch(/version 99/);
-    expect(() => new SqliteReplayStore(db)).toThrow(/expected 3/);
+    expect(() => new SqliteReplayStore(db)).toThrow(/expected 4/);
     db.close();
   });
 
@@ -85,7 +86,7 @@ describe('migrateGatehouseSchema', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
       INSERT INTO gatehouse_replay VALUES ('done', 'completed', 'd', '{"id":"b1"}', 60000);
       INSERT INTO gatehouse_replay VALUES ('old', 'running', 'd', NULL, 1000);`);
-    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 3, applied: [2, 3] });
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 4, applied: [2, 3, 4] });
     const replay = new SqliteReplayStore(db);
     expect(replay.beginSync('done', 'd', 1_000, 10)).toMatchObject({
       state: 'completed',
@@ -109,8 +110,8 @@ describe('migrateGatehouseSchema', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0), (2, 'replay fencing tokens', 0);
       INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
         '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
-    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 2, expected 3/);
-    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 2, to: 3, applied: [3] });
+    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 2, expected 4/);
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 2, to: 4, applied: [3, 4] });
     const store = new SqlitePendingActionStore(db);
     const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
     expect(store.findByIdSync('pa1')).toStrictEqual(before);
@@ -127,6 +128,35 @@ describe('migrateGatehouseSchema', () => {
     expect(() => db.exec("UPDATE gatehouse_pending_actions SET approval = 'robot' WHERE id = 'pa1'")).toThrow(
       /CHECK/,
     );
+    db.close();
+  });
+
+  it('upgrades a version 3 database in place: a claim from before has no lease, so it is taken over at once', () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE gatehouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL);
+      ${MIGRATIONS.slice(0, 3)
+        .map((m) => m.sql)
+        .join('\n')}
+      INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0), (2, 'replay fencing tokens', 0),
+        (3, 'approval by a person', 0);
+      INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool, arguments,
+        arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id)
+      VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer', '{}', 'ad', 'ch', 's', 0, 60000, 'claimed',
+        'person', 'p1');`);
+    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 3, expected 4/);
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 3, to: 4, applied: [4] });
+    const store = new SqlitePendingActionStore(db);
+    const before = pendingAction('pa1', { status: 'claimed', approval: 'person', creatorId: 'p1' });
+    expect(store.findByIdSync('pa1')).toStrictEqual(before);
+    expect(db.prepare('SELECT claim_fence, claim_expires_at FROM gatehouse_pending_actions').get()).toEqual({
+      claim_fence: null,
+      claim_expires_at: null,
+    });
+    // A claim written before the upgrade has no lease: it lapsed at once, so it is listed and claimable.
+    expect(store.listAwaitingApprovalSync('t1', 0, 10)).toEqual([before]);
+    expect(store.claimSync('pa1', ['pending'], { fence: 'f1', expiresAt: 500 }, 0)).toBe(true);
+    expect(store.listAwaitingApprovalSync('t1', 0, 10)).toEqual([]);
+    expect(store.findByIdSync('pa1')?.claimExpiresAt).toBe(500);
     db.close();
   });
 

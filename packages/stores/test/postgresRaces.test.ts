@@ -1,6 +1,7 @@
 // Races between connections (I10, I9, I7): many calls at once over several
 // pools, as replicas sharing one database would make them, and a lease that
 // ran out and was taken over by another replica.
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -78,6 +79,71 @@ describe.skipIf(!available)('PostgreSQL stores under races between connections',
     expect(moved.filter(Boolean)).toHaveLength(1);
     const { rows } = await database.pool.query('SELECT status FROM gatehouse_pending_actions');
     expect(rows).toEqual([{ status: 'claimed' }]);
+  });
+
+  it('claims a pending action for exactly one of 200 concurrent claims from separate clients, then lets exactly one take over its lapsed claim', async () => {
+    await new PostgresPendingActionStore(database.pool).insert({
+      id: 'pa1',
+      tokenHash: 'h1',
+      connectionId: 'c1',
+      tenantId: 't1',
+      tool: 'mail_visitor',
+      arguments: { slot: 's1' },
+      argumentsDigest: 'd',
+      contentHash: 'c',
+      summary: 'mail the visitor of s1',
+      createdAt: 0,
+      expiresAt: 60_000,
+      status: 'pending',
+    });
+    const race = async (expiresAt: number, now: number) => {
+      const fences = Array.from({ length: 200 }, () => randomUUID());
+      const won = await spread(200, (pool, i) =>
+        new PostgresPendingActionStore(pool).claim(
+          'pa1',
+          ['pending', 'approved'],
+          { fence: fences[i]!, expiresAt },
+          now,
+        ),
+      );
+      expect(won.filter(Boolean)).toHaveLength(1);
+      return fences[won.indexOf(true)]!;
+    };
+    const claimRow = async () =>
+      (
+        await database.pool.query(
+          'SELECT status, claim_fence, claim_expires_at FROM gatehouse_pending_actions',
+        )
+      ).rows;
+    const first = await race(1_000, 0);
+    expect(await claimRow()).toEqual([{ status: 'claimed', claim_fence: first, claim_expires_at: 1_000 }]);
+    const second = await race(2_000, 1_000); // the first claim lapsed at 1,000: taken over
+    expect(await claimRow()).toEqual([{ status: 'claimed', claim_fence: second, claim_expires_at: 2_000 }]);
+    const a = new PostgresPendingActionStore(pools[0]!);
+    const b = new PostgresPendingActionStore(pools[1]!);
+    expect(await a.renewClaim('pa1', first, 9_000)).toBe(false);
+    expect(await a.transition('pa1', ['claimed'], 'executed', undefined, { fence: first })).toBe(false);
+    expect(await b.renewClaim('pa1', second, 3_000)).toBe(true);
+    expect(await b.transition('pa1', ['claimed'], 'executed', undefined, { fence: second })).toBe(true);
+    expect(await claimRow()).toEqual([{ status: 'executed', claim_fence: null, claim_expires_at: null }]);
+  });
+
+  it('keeps a replay claim renewed on one replica running for another, and refuses a stale renewal after a takeover', async () => {
+    const a = new PostgresReplayStore(pools[0]!);
+    const b = new PostgresReplayStore(pools[1]!);
+    const first = await a.begin('k', 'd', 100, 0);
+    if (first.state !== 'started') throw new Error('expected a claim');
+    expect(await a.renew('k', first.fence, 100, 90)).toBe(true); // lapses at 190
+    expect(await b.begin('k', 'd', 100, 150)).toEqual({ state: 'running', argumentsDigest: 'd' });
+    const second = await b.begin('k', 'd', 100, 190);
+    if (second.state !== 'started') throw new Error('expected a takeover');
+    const renewals = await spread(40, (pool, i) =>
+      new PostgresReplayStore(pool).renew('k', i % 2 ? first.fence : second.fence, 1_000, 200),
+    );
+    expect(renewals.filter(Boolean)).toHaveLength(20);
+    expect(renewals.every((renewed, i) => renewed === (i % 2 === 0))).toBe(true);
+    const { rows } = await database.pool.query('SELECT fence, expires_at FROM gatehouse_replay');
+    expect(rows).toEqual([{ fence: second.fence, expires_at: 1_200 }]);
   });
 
   it('grants exactly 10 of 30 concurrent takes from a bucket of 10', async () => {

@@ -48,6 +48,7 @@ const failingReplay =
     },
     release: (...args) => store.release(...args),
     holds: (...args) => store.holds(...args),
+    renew: (...args) => store.renew(...args),
   });
 
 describe.skipIf(!available)('postgresUnitOfWork', () => {

@@ -9,6 +9,7 @@ import {
   SqliteReplayStore,
 } from '../src/index.js';
 import { credential, pendingAction } from './fixtures/records.js';
+import { tempDatabase } from './fixtures/tempDatabase.js';
 import { deferred, pause, tracked } from './fixtures/timing.js';
 
 const memoryDb = (): Database.Database => {
@@ -103,6 +104,27 @@ describe('SqliteReplayStore', () => {
     expect(count(db, 'gatehouse_replay')).toBe(1);
   });
 
+  it('renews in the row only the live lease of the claim holding the fence', () => {
+    const db = memoryDb();
+    const replay = new SqliteReplayStore(db);
+    const expiry = (key: string) =>
+      db
+        .prepare<[string], { e: number }>('SELECT expires_at AS e FROM gatehouse_replay WHERE key = ?')
+        .get(key)?.e;
+    const fence = fenceOf(replay.beginSync('k', 'd', 1_000, 0));
+    expect(replay.renewSync('k', fence, 1_000, 800)).toBe(true);
+    expect(expiry('k')).toBe(1_800);
+    expect(replay.renewSync('k', 'a-fence-never-issued', 60_000, 900)).toBe(false);
+    expect(replay.renewSync('k', fence, 60_000, 1_800)).toBe(false); // lapsed at 1,800
+    expect(expiry('k')).toBe(1_800);
+    const next = fenceOf(replay.beginSync('k', 'd', 1_000, 1_800));
+    expect(replay.renewSync('k', fence, 60_000, 1_900)).toBe(false);
+    expect(expiry('k')).toBe(2_800);
+    expect(replay.completeSync('k', next, 'd', { id: 'b1' }, 5_000, 2_000)).toBe(true);
+    expect(replay.renewSync('k', next, 60_000, 2_100)).toBe(false);
+    expect(expiry('k')).toBe(7_000);
+  });
+
   it('refuses a sweep batch that could not keep up with writes', () => {
     expect(() => new SqliteReplayStore(memoryDb(), { sweepBatch: 1 })).toThrow(ConfigurationError);
   });
@@ -123,6 +145,48 @@ describe('SqlitePendingActionStore', () => {
     expect(() => new SqlitePendingActionStore(memoryDb(), { expiredRetentionMs: -1 })).toThrow(
       ConfigurationError,
     );
+  });
+
+  it('writes a claim to its columns, never reads the fence back, and clears both on every transition', () => {
+    const db = memoryDb();
+    const store = new SqlitePendingActionStore(db);
+    const columns = () =>
+      db.prepare('SELECT status, claim_fence, claim_expires_at FROM gatehouse_pending_actions').get();
+    store.insertSync(action('pa1', 10_000));
+    expect(columns()).toEqual({ status: 'pending', claim_fence: null, claim_expires_at: null });
+    expect(store.claimSync('pa1', ['pending'], { fence: 'f-one', expiresAt: 500 }, 0)).toBe(true);
+    expect(columns()).toEqual({ status: 'claimed', claim_fence: 'f-one', claim_expires_at: 500 });
+    expect(store.renewClaimSync('pa1', 'f-one', 900)).toBe(true);
+    expect(store.claimSync('pa1', ['pending'], { fence: 'f-two', expiresAt: 2_000 }, 899)).toBe(false);
+    expect(columns()).toEqual({ status: 'claimed', claim_fence: 'f-one', claim_expires_at: 900 });
+    expect(JSON.stringify(store.findByIdSync('pa1'))).not.toContain('f-one');
+    expect(store.claimSync('pa1', ['pending'], { fence: 'f-two', expiresAt: 2_000 }, 900)).toBe(true);
+    expect(store.transitionSync('pa1', ['claimed'], 'executed', { fence: 'f-one' })).toBe(false);
+    expect(columns()).toEqual({ status: 'claimed', claim_fence: 'f-two', claim_expires_at: 2_000 });
+    expect(store.transitionSync('pa1', ['claimed'], 'executed', { fence: 'f-two' })).toBe(true);
+    expect(columns()).toEqual({ status: 'executed', claim_fence: null, claim_expires_at: null });
+  });
+
+  it('lets exactly one of two connections claim an action, and the other take it over once the claim lapsed', async () => {
+    const temp = tempDatabase();
+    try {
+      const [a, b] = [new SqlitePendingActionStore(temp.open()), new SqlitePendingActionStore(temp.open())];
+      await a.insert(action('pa1', 60_000));
+      const fences = Array.from({ length: 200 }, (_, i) => `f${i}`);
+      const won = await Promise.all(
+        fences.map((fence, i) => (i % 2 ? a : b).claim('pa1', ['pending'], { fence, expiresAt: 1_000 }, 0)),
+      );
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const holder = fences[won.indexOf(true)] ?? '';
+      expect(await b.claim('pa1', ['pending'], { fence: 'late', expiresAt: 5_000 }, 999)).toBe(false);
+      expect(await b.claim('pa1', ['pending'], { fence: 'late', expiresAt: 5_000 }, 1_000)).toBe(true);
+      expect(await a.renewClaim('pa1', holder, 9_000)).toBe(false);
+      expect(await a.transition('pa1', ['claimed'], 'executed', undefined, { fence: holder })).toBe(false);
+      expect(await a.transition('pa1', ['claimed'], 'executed', undefined, { fence: 'late' })).toBe(true);
+      expect(b.findByIdSync('pa1')?.status).toBe('executed');
+    } finally {
+      temp.dispose();
+    }
   });
 
   it('refuses an unknown status instead of storing it', () => {
@@ -225,18 +289,26 @@ describe('createSqliteStores', () => {
       stores.pendingActions.insert(action('pa1', 10_000)),
       stores.switches.set('global', true),
       stores.credentials.insert(credential('cr1')),
+      stores.replay.renew('k', 'f', 1_000, 0),
+      stores.pendingActions.claim('pa1', ['pending'], { fence: 'f', expiresAt: 1_000 }, 0),
+      stores.pendingActions.renewClaim('pa1', 'f', 2_000),
     ];
     const outside = writes.map((write) => tracked(write));
     await stores.audit.append(row('01B'), db);
     expect(await stores.pendingActions.transition('pa0', ['pending'], 'claimed', db)).toBe(false);
     await pause(10);
-    expect(outside.map((w) => w.settled())).toEqual([false, false, false, false, false, false]);
+    expect(outside.map((w) => w.settled())).toEqual(Array.from(writes, () => false));
     expect(count(db, 'gatehouse_audit')).toBe(1);
     release.resolve();
     await holder;
     await Promise.all(outside.map((w) => w.promise));
     expect(count(db, 'gatehouse_audit')).toBe(2);
     expect(stores.switches.getSync('global')).toBe(true);
+    // the claim and its renewal ran after the insert, in the lock's order
+    expect(stores.pendingActions.findByIdSync('pa1')).toMatchObject({
+      status: 'claimed',
+      claimExpiresAt: 2_000,
+    });
   });
 
   it('refuses bad options before touching the database', () => {

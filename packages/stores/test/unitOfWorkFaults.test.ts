@@ -61,6 +61,7 @@ const failingReplay =
     },
     release: (...args) => store.release(...args),
     holds: (...args) => store.holds(...args),
+    renew: (...args) => store.renew(...args),
   });
 
 /** The call fails as `code`, leaves nothing behind, and once the fault ends a retry runs exactly once. */

@@ -50,6 +50,16 @@ export interface ReplayStore {
    * perhaps did the work) is never given as the answer.
    */
   holds(key: string, fence: string): Promise<boolean>;
+  /**
+   * Extends the running claim holding `fence` to `now + leaseMs`, committed
+   * on its own; returns whether it did. False once the claim is no longer the
+   * key's (completed, released, or taken over) or its lease lapsed at `now`
+   * (a lapsed claim nobody took over still completes). Core
+   * calls it as a heartbeat while the claimed call runs, so the lease can be
+   * short: a crashed holder's claim lapses within one lease, a slow live one
+   * keeps it.
+   */
+  renew(key: string, fence: string, leaseMs: number, now: number): Promise<boolean>;
 }
 
 type Entry =
@@ -97,6 +107,13 @@ export class MemoryReplayStore implements ReplayStore {
 
   async holds(key: string, fence: string): Promise<boolean> {
     return this.#entries.get(key, Number.NEGATIVE_INFINITY) === undefined || this.#holding(key, fence);
+  }
+
+  async renew(key: string, fence: string, leaseMs: number, now: number): Promise<boolean> {
+    const current = this.#entries.get(key, now);
+    if (current?.state !== 'running' || current.fence !== fence) return false;
+    this.#entries.set(key, current, now + leaseMs, now);
+    return true;
   }
 
   #holding(key: string, fence: string): boolean {

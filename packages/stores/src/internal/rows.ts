@@ -39,6 +39,13 @@ export interface PendingActionColumns {
   readonly result: string | null;
   readonly decided_by: string | null;
   readonly decided_at: number | null;
+  /**
+   * The fencing token of the claim holding a `claimed` action (schema: SQLite 4,
+   * PostgreSQL 3); NULL otherwise. Never read back: only compared.
+   */
+  readonly claim_fence: string | null;
+  /** When that claim lapses unless renewed; NULL on a `claimed` row written without a lease (lapsed at once). */
+  readonly claim_expires_at: number | null;
 }
 
 /**
@@ -64,11 +71,26 @@ export const approvalColumnsOf = (
   decided_at: action.decidedAt ?? null,
 });
 
-/** The values a transition writes with the status: `null` keeps the column as it is. */
+/**
+ * The claim columns an action is inserted with: its `claimExpiresAt`, and no
+ * fence (only `claim` writes one, so no fenced move can name it).
+ */
+export const claimColumnsOf = (
+  action: PendingAction,
+): Pick<PendingActionColumns, 'claim_fence' | 'claim_expires_at'> => ({
+  claim_fence: null,
+  claim_expires_at: action.claimExpiresAt ?? null,
+});
+
+/**
+ * The values a transition writes with the status (`null` keeps the column as
+ * it is), and `fence`: `null` for an unfenced transition.
+ */
 export const updateValuesOf = (set: PendingActionUpdate = {}) => ({
   result: set.result === undefined ? null : JSON.stringify(set.result),
   decided_by: set.decidedBy ?? null,
   decided_at: set.decidedAt ?? null,
+  fence: set.fence ?? null,
 });
 
 /** Checks the `limit` of `listAwaitingApproval`: a non-negative integer. */
@@ -97,6 +119,7 @@ export const pendingActionOf = (row: PendingActionColumns): PendingAction =>
     expiresAt: row.expires_at,
     status: row.status,
     ...approvalFieldsOf(row),
+    ...(row.claim_expires_at === null ? {} : { claimExpiresAt: row.claim_expires_at }),
   });
 
 /** A row of `gatehouse_audit`; `object_ids` is a {@link ListColumn}. */

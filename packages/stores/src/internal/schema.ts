@@ -99,4 +99,12 @@ ALTER TABLE gatehouse_pending_actions ADD COLUMN decided_at INTEGER;
 CREATE INDEX gatehouse_pending_actions_awaiting ON gatehouse_pending_actions (tenant_id, approval, status, created_at);
 `,
   },
+  {
+    version: 4,
+    name: 'pending action claim leases',
+    sql: `
+ALTER TABLE gatehouse_pending_actions ADD COLUMN claim_fence TEXT;
+ALTER TABLE gatehouse_pending_actions ADD COLUMN claim_expires_at INTEGER;
+`,
+  },
 ];

@@ -2,6 +2,7 @@ import type {
   PendingAction,
   PendingActionStore,
   PendingActionUpdate,
+  PendingClaim,
   PendingStatus,
 } from '@gatehousejs/core';
 import type pg from 'pg';
@@ -9,6 +10,7 @@ import { duration, type SweepOptions, sweepBatch } from '../internal/options.js'
 import {
   approvalColumnsOf,
   awaitingLimit,
+  claimColumnsOf,
   type PendingActionColumns,
   pendingActionOf,
   updateValuesOf,
@@ -29,18 +31,35 @@ const NAME = 'PostgresPendingActionStore';
 
 const INSERT = `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool,
     arguments, arguments_digest, content_hash, summary, created_at, expires_at, status, approval,
-    creator_id, result, decided_by, decided_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+    creator_id, result, decided_by, decided_at, claim_fence, claim_expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
   ON CONFLICT DO NOTHING`;
 
-/** The compare-and-set; a NULL decision parameter keeps the column. */
+/** A `claimed` row whose claim lapsed at `now` (NULL: written without a lease, lapsed at once). */
+const lapsed = (now: string) =>
+  `(status = 'claimed' AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}))`;
+
+/** Claims from one of the statuses, or takes over a lapsed claim; under concurrent updates of the row, one wins. */
+const CLAIM = `UPDATE gatehouse_pending_actions SET status = 'claimed', claim_fence = $2, claim_expires_at = $3
+  WHERE id = $1 AND (status = ANY($4::text[]) OR ${lapsed('$5::bigint')})`;
+
+const RENEW_CLAIM = `UPDATE gatehouse_pending_actions SET claim_expires_at = $3
+  WHERE id = $1 AND status = 'claimed' AND claim_fence = $2`;
+
+/**
+ * The compare-and-set; a NULL decision parameter keeps the column. A fence
+ * ($7) moves a `claimed` row only for the claim holding it; every move clears the claim.
+ */
 const TRANSITION = `UPDATE gatehouse_pending_actions SET status = $1, result = COALESCE($4::text, result),
-    decided_by = COALESCE($5::text, decided_by), decided_at = COALESCE($6::bigint, decided_at)
-  WHERE id = $2 AND status = ANY($3::text[])`;
+    decided_by = COALESCE($5::text, decided_by), decided_at = COALESCE($6::bigint, decided_at),
+    claim_fence = NULL, claim_expires_at = NULL
+  WHERE id = $2 AND status = ANY($3::text[])
+    AND ($7::text IS NULL OR status <> 'claimed' OR claim_fence = $7::text)`;
 
 /** Ties on `created_at` break by id in byte order, as the memory store compares ids. */
 const AWAITING = `SELECT * FROM gatehouse_pending_actions
-  WHERE tenant_id = $1 AND approval = 'person' AND status = 'pending' AND expires_at > $2
+  WHERE tenant_id = $1 AND approval = 'person' AND expires_at > $2
+    AND (status = 'pending' OR ${lapsed('$2')})
   ORDER BY created_at, id COLLATE "C" LIMIT $3`;
 
 const SWEEP = `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM gatehouse_pending_actions
@@ -49,10 +68,13 @@ const SWEEP = `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM
 /**
  * A {@link PendingActionStore} in the PostgreSQL table
  * `gatehouse_pending_actions` (I9). `insert` refuses a second action with the
- * same id or token hash; `transition` is one compare-and-set `UPDATE … WHERE
- * id = $2 AND status = ANY($3)`, so of many concurrent confirmations, across
- * processes, exactly one claims the action (inside the unit of work when
- * given its client), and only that one writes its decision fields (`set`).
+ * same id or token hash; `claim`, `renewClaim` and `transition` are each one
+ * compare-and-set `UPDATE … WHERE id = $1 AND …`, so of many concurrent
+ * confirmations, across processes, exactly one claims the action (or takes
+ * over a claim that lapsed), a fenced transition moves it only for the claim
+ * still holding it (inside the unit of work when given its client), and only
+ * the winner writes its decision fields (`set`). `claim` and `renewClaim`
+ * commit on their own.
  * `findById` and `listAwaitingApproval` serve approval by a person. Expired
  * actions stay findable for `expiredRetentionMs`, then inserts sweep them.
  * Requires `migrateGatehouseSchemaPostgres(pool)` first.
@@ -73,6 +95,7 @@ export class PostgresPendingActionStore implements PendingActionStore {
 
   async insert(action: PendingAction): Promise<void> {
     const approval = approvalColumnsOf(action);
+    const claim = claimColumnsOf(action);
     const inserted = await this.#pool.query(INSERT, [
       action.id,
       action.tokenHash,
@@ -91,6 +114,8 @@ export class PostgresPendingActionStore implements PendingActionStore {
       approval.result,
       approval.decided_by,
       approval.decided_at,
+      claim.claim_fence,
+      claim.claim_expires_at,
     ]);
     if (inserted.rowCount !== 1) throw new Error('A pending action with this id or token already exists.');
     await this.#sweep(action.createdAt - this.#retentionMs);
@@ -114,6 +139,21 @@ export class PostgresPendingActionStore implements PendingActionStore {
     return row ? pendingActionOf(row) : undefined;
   }
 
+  async claim(
+    id: string,
+    from: readonly PendingStatus[],
+    claim: PendingClaim,
+    now: number,
+  ): Promise<boolean> {
+    const claimed = await this.#pool.query(CLAIM, [id, claim.fence, claim.expiresAt, [...from], now]);
+    return claimed.rowCount === 1;
+  }
+
+  async renewClaim(id: string, fence: string, expiresAt: number): Promise<boolean> {
+    const renewed = await this.#pool.query(RENEW_CLAIM, [id, fence, expiresAt]);
+    return renewed.rowCount === 1;
+  }
+
   /**
    * Inside a unit of work (`unit` given) the change, `set` included, joins its
    * transaction; else it commits on its own. `set` is written in the same
@@ -135,14 +175,15 @@ export class PostgresPendingActionStore implements PendingActionStore {
       values.result,
       values.decided_by,
       values.decided_at,
+      values.fence,
     ]);
     return moved.rowCount === 1;
   }
 
   /**
-   * The tenant's `person` actions still `pending` and unexpired at `now`,
-   * oldest first (then by id), at most `limit`. Refuses a `limit` that is not
-   * a non-negative integer.
+   * The tenant's `person` actions still `pending` (or `claimed` by a claim
+   * that lapsed at `now`) and unexpired at `now`, oldest first (then by id),
+   * at most `limit`. Refuses a `limit` that is not a non-negative integer.
    */
   async listAwaitingApproval(
     tenantId: string,

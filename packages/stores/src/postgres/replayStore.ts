@@ -25,6 +25,10 @@ const COMPLETE = `INSERT INTO gatehouse_replay AS r (key, state, arguments_diges
   WHERE r.state = 'running' AND r.fence = $5
   RETURNING 1`;
 
+/** Extends only a live lease of the claim holding the fence: a lapsed one may be taken over at any moment. */
+const RENEW = `UPDATE gatehouse_replay SET expires_at = $3
+  WHERE key = $1 AND state = 'running' AND fence = $2 AND expires_at > $4`;
+
 const SWEEP = `DELETE FROM gatehouse_replay WHERE key IN (SELECT key FROM gatehouse_replay
   WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 
@@ -48,9 +52,10 @@ const BEGIN_ATTEMPTS = 5;
  * number of concurrent callers, across processes, exactly one gets
  * `started`. `complete` writes the result only while its fence is the row's
  * (inside the unit of work when given its client), so a call whose lease ran
- * out and was taken over cannot complete; `release` deletes only its own
- * running claim. Expired rows are invisible at once and swept by later
- * claims. Requires `migrateGatehouseSchemaPostgres(pool)` first.
+ * out and was taken over cannot complete; `renew` extends only the live
+ * lease holding its fence (core's heartbeat, committed on its own);
+ * `release` deletes only its own running claim. Expired rows are invisible
+ * at once and swept by later claims. Requires `migrateGatehouseSchemaPostgres(pool)` first.
  *
  * @example
  * const replay = new PostgresReplayStore(pool);
@@ -117,6 +122,11 @@ export class PostgresReplayStore implements ReplayStore {
       "DELETE FROM gatehouse_replay WHERE key = $1 AND state = 'running' AND fence = $2",
       [keyBytes(key), fence],
     );
+  }
+
+  async renew(key: string, fence: string, leaseMs: number, now: number): Promise<boolean> {
+    const renewed = await this.#pool.query(RENEW, [keyBytes(key), fence, now + leaseMs, now]);
+    return renewed.rowCount === 1;
   }
 
   async holds(key: string, fence: string): Promise<boolean> {

@@ -102,4 +102,13 @@ ALTER TABLE gatehouse_pending_actions
 CREATE INDEX gatehouse_pending_actions_awaiting ON gatehouse_pending_actions (tenant_id, approval, status, created_at);
 `,
   },
+  {
+    version: 3,
+    name: 'pending action claim leases',
+    sql: `
+ALTER TABLE gatehouse_pending_actions
+  ADD COLUMN claim_fence TEXT,
+  ADD COLUMN claim_expires_at BIGINT;
+`,
+  },
 ];

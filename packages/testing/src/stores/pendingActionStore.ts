@@ -1,38 +1,8 @@
-import type { PendingAction, PendingActionStore } from '@gatehousejs/core';
+import type { PendingActionStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, openFixture, restarted, type StoreFactory } from './fixture.js';
-
-const action = (overrides: Partial<PendingAction> = {}): PendingAction => ({
-  id: 'pa1',
-  tokenHash: 'h1',
-  connectionId: 'c1',
-  tenantId: 't1',
-  tool: 'notify_customer',
-  arguments: { booking_id: 'b1', lines: [{ n: 1, text: 'Ada' }], urgent: false, cc: null },
-  argumentsDigest: 'ad',
-  contentHash: 'ch',
-  summary: 'Mail Ada about booking b1',
-  createdAt: 0,
-  expiresAt: 1_000,
-  status: 'pending',
-  ...overrides,
-});
-
-/** An action a person approves out of band, with every approval field set. */
-const personAction = (overrides: Partial<PendingAction> = {}): PendingAction =>
-  action({
-    approval: 'person',
-    creatorId: 'p1',
-    result: { booking: { id: 'b1', notified: true }, note: null },
-    decidedBy: 'p2',
-    decidedAt: 500,
-    status: 'executed',
-    ...overrides,
-  });
-
-/** A person action still awaiting its decision: no decision fields yet. */
-const awaiting = (id: string, overrides: Partial<PendingAction> = {}): PendingAction =>
-  action({ id, tokenHash: `h-${id}`, approval: 'person', creatorId: 'p1', ...overrides });
+import { describePendingClaims } from './pendingClaims.js';
+import { action, awaiting, personAction } from './pendingRecords.js';
 
 /**
  * Registers the contract every {@link PendingActionStore} must keep (I9):
@@ -41,10 +11,17 @@ const awaiting = (id: string, overrides: Partial<PendingAction> = {}): PendingAc
  * the same id or token hash is refused and the first kept; `transition` is a
  * compare-and-set (exactly one of 500 concurrent claims wins, a used action is
  * never claimed again) that writes its decision fields only when it wins;
- * expired actions stay findable until purged; `purge` removes exactly those
- * expired before the cutoff; state survives a restart. `findById` and
- * `listAwaitingApproval` are optional: their tests are reported as skipped
- * for a store without them, never passed.
+ * `claim` is exclusive under concurrency (one of 200), never takes over a
+ * live claim, and takes over a lapsed one, after which the old fence moves
+ * nothing (neither `renewClaim` nor a fenced `transition`) and the new one
+ * does; an unfenced transition still moves a claimed action; every
+ * transition clears the claim; `claimExpiresAt` reads back after `claim` and
+ * `renewClaim`, and the fence never does; `listAwaitingApproval` lists a
+ * person action whose claim lapsed and hides a live-claimed one; expired
+ * actions stay findable until purged; `purge` removes exactly those expired
+ * before the cutoff; state, claims included, survives a restart. `findById`
+ * and `listAwaitingApproval` are optional: their tests are reported as
+ * skipped for a store without them, never passed.
  *
  * @example
  * describePendingActionStore('MemoryPendingActionStore', () => ({ store: new MemoryPendingActionStore() }));
@@ -138,6 +115,7 @@ export function describePendingActionStore(name: string, factory: StoreFactory<P
     });
 
     describeApprovalByPerson(factory);
+    describePendingClaims(factory);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { ReplayBegin, ReplayStore } from '@gatehousejs/core';
+import type { ReplayStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import {
   BOUNDED_TIMEOUT_MS,
@@ -8,27 +8,24 @@ import {
   restarted,
   type StoreFactory,
 } from './fixture.js';
+import { claimKey, describeReplayRenewal } from './replayRenewal.js';
 
 /**
  * Registers the contract every {@link ReplayStore} must keep (I10): exactly one
  * of 1,000 concurrent `begin` calls on a key gets `started`, each claim with
  * its own fencing token, and only the current claim completes (and `holds`
- * says so beforehand); a completed result
- * is returned with the first digest inside its window and forgotten at its end;
- * an abandoned lease frees the key; release frees it for a retry; records
- * survive a restart when the fixture can restart; record count stays bounded.
+ * says so beforehand); `renew` extends only the live lease of the claim
+ * holding its fence (false after complete, release, a takeover or the
+ * lease's end, and a stale fence never extends the newer claim); a completed
+ * result is returned with the first digest inside its window and forgotten
+ * at its end; an abandoned lease frees the key; release frees it for a
+ * retry; records, and a running claim's renewability, survive a restart when
+ * the fixture can restart; record count stays bounded.
  *
  * @example
  * describeReplayStore('MemoryReplayStore', () => ({ store: new MemoryReplayStore() }));
  */
 export function describeReplayStore(name: string, factory: StoreFactory<ReplayStore>): void {
-  /** Claims `key` and returns its fencing token; fails the test if the claim is refused. */
-  const claim = async (store: ReplayStore, key: string, digest: string, leaseMs: number, now: number) => {
-    const begun: ReplayBegin = await store.begin(key, digest, leaseMs, now);
-    if (begun.state !== 'started') throw new Error(`expected to claim ${key}, found ${begun.state}`);
-    expect(typeof begun.fence).toBe('string');
-    return begun.fence;
-  };
   describe(name, () => {
     it('lets exactly one of 1,000 concurrent callers start a key', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
@@ -40,8 +37,8 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('gives every claim its own fencing token, and completes only with the current one', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const first = await claim(store, 'k', 'd', 100, 0);
-      const second = await claim(store, 'k', 'd', 100, 200); // the first lease ran out: taken over
+      const first = await claimKey(store, 'k', 'd', 100, 0);
+      const second = await claimKey(store, 'k', 'd', 100, 200); // the first lease ran out: taken over
       expect(second).not.toBe(first);
       expect(await store.complete('k', first, 'd', { by: 'first' }, 60_000, 210)).toBe(false);
       await store.release('k', first); // a stale release leaves the newer claim alone
@@ -55,11 +52,11 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('tells a claim whether it still holds its key: exactly when completing it would store', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const first = await claim(store, 'k', 'd', 100, 0);
+      const first = await claimKey(store, 'k', 'd', 100, 0);
       expect(await store.holds('k', first)).toBe(true);
       expect(await store.holds('k', 'a-fence-never-issued')).toBe(false);
       expect(await store.holds('k', first)).toBe(true); // asking changes nothing
-      const second = await claim(store, 'k', 'd', 100, 200); // the first lease ran out: taken over
+      const second = await claimKey(store, 'k', 'd', 100, 200); // the first lease ran out: taken over
       expect(await store.holds('k', first)).toBe(false);
       expect(await store.holds('k', second)).toBe(true);
       await store.release('k', first); // a stale release changes nothing either
@@ -68,14 +65,14 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
       expect(await store.holds('k', first)).toBe(false);
       expect(await store.holds('k', second)).toBe(false); // a result is stored: nothing left to complete
       // a key with no record at all: a lapsed claim nobody took over may still complete
-      const lone = await claim(store, 'lone', 'd', 100, 0);
+      const lone = await claimKey(store, 'lone', 'd', 100, 0);
       await store.release('lone', lone);
       expect(await store.holds('lone', lone)).toBe(true);
     });
 
     it('returns the completed result with the first digest inside the window', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const fence = await claim(store, 'k', 'digest-1', 1_000, 0);
+      const fence = await claimKey(store, 'k', 'digest-1', 1_000, 0);
       const result = { booking: { id: 'b1', tags: ['a', 'b'], price: 12.5, paid: false, note: null } };
       expect(await store.complete('k', fence, 'digest-1', result, 60_000, 10)).toBe(true);
       expect(await store.begin('k', 'digest-2', 1_000, 60_009)).toEqual({
@@ -87,7 +84,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('forgets a completed result the moment its window ends', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const fence = await claim(store, 'k', 'd', 1_000, 0);
+      const fence = await claimKey(store, 'k', 'd', 1_000, 0);
       await store.complete('k', fence, 'd', { id: 'b1' }, 60_000, 10);
       expect((await store.begin('k', 'd', 1_000, 60_010)).state).toBe('started');
     });
@@ -109,7 +106,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('frees a released key for a retry', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const fence = await claim(store, 'k', 'd', 1_000, 0);
+      const fence = await claimKey(store, 'k', 'd', 1_000, 0);
       await store.release('k', fence);
       expect((await store.begin('k', 'd', 1_000, 1)).state).toBe('started');
       expect((await store.begin('k', 'd', 1_000, 2)).state).toBe('running');
@@ -117,7 +114,7 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('never erases a completed result on a late release, so the write cannot run again', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const fence = await claim(store, 'k', 'd', 1_000, 0);
+      const fence = await claimKey(store, 'k', 'd', 1_000, 0);
       await store.complete('k', fence, 'd', { id: 'b1' }, 60_000, 1);
       await store.release('k', fence);
       expect(await store.begin('k', 'd', 1_000, 2)).toMatchObject({
@@ -128,10 +125,10 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('records a result completed after its lease ran out, with the digest it is given', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const fence = await claim(store, 'k', 'd1', 10, 0);
+      const fence = await claimKey(store, 'k', 'd1', 10, 0);
       // other keys' writes at a later time sweep the expired lease of k before it completes
       for (let i = 0; i < 20; i++) {
-        const other = await claim(store, `other${i}`, 'x', 10, 40);
+        const other = await claimKey(store, `other${i}`, 'x', 10, 40);
         await store.complete(`other${i}`, other, 'x', { i }, 10_000, 40);
       }
       expect(await store.complete('k', fence, 'd1', { id: 'late' }, 1_000, 50)).toBe(true);
@@ -144,16 +141,16 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
 
     it('keeps keys independent', async (ctx) => {
       const { store } = await openFixture(factory, ctx);
-      const a = await claim(store, 'a', 'd', 1_000, 0);
+      const a = await claimKey(store, 'a', 'd', 1_000, 0);
       await store.complete('a', a, 'd', { id: 'a' }, 1_000, 0);
-      const b = await claim(store, 'b', 'd', 1_000, 0);
+      const b = await claimKey(store, 'b', 'd', 1_000, 0);
       await store.release('b', b);
       expect((await store.begin('a', 'd', 1_000, 1)).state).toBe('completed');
     });
 
     it('keeps running and completed records through a restart', async (ctx) => {
       const fixture = await openFixture(factory, ctx);
-      const done = await claim(fixture.store, 'done', 'd1', 1_000, 0);
+      const done = await claimKey(fixture.store, 'done', 'd1', 1_000, 0);
       await fixture.store.complete('done', done, 'd1', { id: 'b1' }, 60_000, 0);
       await fixture.store.begin('busy', 'd2', 1_000, 0);
       const store = await restarted(fixture, ctx);
@@ -171,10 +168,12 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     }, async (ctx) => {
       const fixture = await openFixture(factory, ctx);
       for (let i = 0; i < 3_000; i++) {
-        const fence = await claim(fixture.store, `k${i}`, 'd', 10, i);
+        const fence = await claimKey(fixture.store, `k${i}`, 'd', 10, i);
         await fixture.store.complete(`k${i}`, fence, 'd', { i }, 100, i);
       }
       expect(await counted(fixture, ctx)).toBeLessThan(300);
     });
+
+    describeReplayRenewal(factory);
   });
 }

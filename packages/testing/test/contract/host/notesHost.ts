@@ -48,6 +48,7 @@ const forgetfulReplay: ReplayStore = {
   complete: async () => true,
   release: async () => {},
   holds: async () => true,
+  renew: async () => true,
 };
 
 const random = () => crypto.randomUUID().replaceAll('-', '');
