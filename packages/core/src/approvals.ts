@@ -61,6 +61,14 @@ function statusOf(action: PendingAction, now: number): ApprovalStatus {
   }
 }
 
+/**
+ * Whether a person may decide `action` now: unexpired and `pending`, or
+ * `claimed` by an approval whose claim lapsed (its process died mid-way).
+ */
+const decidableNow = (action: PendingAction, now: number): boolean =>
+  statusOf(action, now) === 'pending' &&
+  (action.status === 'pending' || (action.status === 'claimed' && (action.claimExpiresAt ?? now) <= now));
+
 /** The requesting credential when it is gone: enough for the rejection's audit row. */
 const standIn = <TRight extends string>(action: PendingAction): Connection<TRight> => ({
   connectionId: action.connectionId,
@@ -210,7 +218,7 @@ export function createApprovals<TRight extends string>(parts: {
     const found = await decidable(id, approver);
     if (!found) return NOT_FOUND;
     const [action, tool] = found;
-    if (statusOf(action, clock().getTime()) !== 'pending' || action.status !== 'pending') return CLOSED;
+    if (!decidableNow(action, clock().getTime())) return CLOSED;
     if (typeof shown?.contentHash !== 'string' || shown.contentHash.length === 0) {
       return refused('invalid_arguments', 'The approval does not say which content was shown.');
     }
@@ -254,7 +262,7 @@ export function createApprovals<TRight extends string>(parts: {
     const found = await decidable(id, approver);
     if (!found) return NOT_FOUND;
     const [action, tool] = found;
-    if (statusOf(action, clock().getTime()) !== 'pending' || action.status !== 'pending') return CLOSED;
+    if (!decidableNow(action, clock().getTime())) return CLOSED;
     const connection =
       (await options.connectionOf(action.connectionId, action.tenantId)) ?? standIn<TRight>(action);
     try {

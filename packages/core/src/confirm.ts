@@ -1,10 +1,11 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { builtInTool } from './builtins/define.js';
-import { ToolError, type ToolErrorInit } from './errors.js';
+import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
 import { newId } from './internal/ids.js';
 import { isPlainObject, type JsonObject } from './json.js';
 import type { Outcome, ToolCall } from './pipeline/guard.js';
+import { heartbeat, leaseOf } from './pipeline/lease.js';
 import type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
 import { stripHidden } from './text.js';
 import { presentUtc } from './time.js';
@@ -15,7 +16,29 @@ export interface ConfirmOptions {
   readonly store: PendingActionStore;
   /** How long a preview can be confirmed; default 10 minutes. */
   readonly ttlMs?: number;
+  /**
+   * How long a confirmation's (or an approval's) claim on its action lasts
+   * without a renewal; default 10 s. The confirmation renews it every
+   * `renewMs` while it runs; a crashed one's claim lapses within the lease
+   * and the next confirmation takes it over (an outage kills no token, I9).
+   * Must exceed `renewMs` plus the unit of work's `maxWaitMs` (checked at build).
+   */
+  readonly leaseMs?: number;
+  /** How often a running confirmation renews its claim; default a fifth of `leaseMs`. */
+  readonly renewMs?: number;
 }
+
+/** An action this confirmation (or approval) holds, with the fence of its claim. */
+export type ClaimedAction = PendingAction & { readonly status: 'claimed'; readonly fence: string };
+
+const fenceOf = (action: PendingAction): string | undefined => (action as Partial<ClaimedAction>).fence;
+
+/** A fencing token: unique per claim, across processes. */
+const newFence = (): string => {
+  let hex = '';
+  for (const byte of crypto.getRandomValues(new Uint8Array(12))) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+};
 
 const TOKEN_PREFIX = 'gc_';
 const randomToken = () => {
@@ -52,6 +75,8 @@ function unavailableOnFailure(store: PendingActionStore): PendingActionStore {
   return {
     insert: guard(store.insert),
     findByTokenHash: guard(store.findByTokenHash),
+    claim: guard(store.claim),
+    renewClaim: guard(store.renewClaim),
     transition: guard(store.transition),
     purge: guard(store.purge),
     ...(findById ? { findById: guard(findById) } : {}),
@@ -89,9 +114,16 @@ const CLOSED: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = 
  * undoes it, except `markExecuted`, which core makes inside the unit of work
  * that runs the action, so "executed" and the action commit together.
  */
-export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
+export function createConfirmBook(options: ConfirmOptions, clock: () => Date, maxWaitMs?: number) {
+  if (typeof options.store?.claim !== 'function' || typeof options.store.renewClaim !== 'function') {
+    throw new ConfigurationError(
+      'createServer: confirm.store must be a PendingActionStore with claim and renewClaim (claims under a lease, I9).',
+    );
+  }
   const store = unavailableOnFailure(options.store);
   const ttlMs = options.ttlMs ?? 10 * 60_000;
+  const lease = leaseOf('confirm', options, maxWaitMs);
+  const now = () => clock().getTime();
   let previews = 0;
 
   /** Stores a prepared outward call as pending and returns the preview the model sees. */
@@ -102,11 +134,11 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
     contentHash: string,
     person?: PersonApproval,
   ): Promise<JsonObject> {
-    const now = clock().getTime();
+    const at = now();
     const token = randomToken();
     const summary = oneLine(`${tool.title ?? tool.name}: ${prepared.summary}`);
     const action: PendingAction = {
-      id: `pa_${newId(now)}`,
+      id: `pa_${newId(at)}`,
       tokenHash: sha256Hex(token),
       connectionId: call.connection.connectionId,
       tenantId: call.connection.tenantId,
@@ -115,13 +147,13 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
       argumentsDigest: digest(call.arguments),
       contentHash,
       summary,
-      createdAt: now,
-      expiresAt: now + ttlMs,
+      createdAt: at,
+      expiresAt: at + ttlMs,
       status: 'pending',
       ...(person ? { approval: 'person' as const, creatorId: call.connection.creatorId } : {}),
     };
     await store.insert(action);
-    if (++previews % 100 === 0) await store.purge(now - ttlMs);
+    if (++previews % 100 === 0) await store.purge(at - ttlMs);
     return {
       action: tool.name,
       ...(person
@@ -141,9 +173,34 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
     };
   }
 
-  /** Marks an open or claimed action dead; its token answers `confirm_used` from now on. */
-  const kill = (action: PendingAction, to: 'failed' | 'superseded' = 'failed') =>
-    store.transition(action.id, [...OPEN, 'claimed'], to);
+  /**
+   * Marks an open or claimed action dead; its token answers `confirm_used`
+   * from now on. An action this call holds dies only while its claim is
+   * current: a call whose claim was taken over leaves the new holder's run alone.
+   */
+  const kill = (action: PendingAction, to: 'failed' | 'superseded' = 'failed') => {
+    const fence = fenceOf(action);
+    return store.transition(action.id, [...OPEN, 'claimed'], to, undefined, fence ? { fence } : undefined);
+  };
+
+  /**
+   * Claims `action` from one of `from` for this call under a lease (a
+   * `claimed` one whose claim lapsed is taken over); undefined when another
+   * call holds it or it moved on.
+   */
+  async function claimFor(
+    action: PendingAction,
+    from: readonly PendingStatus[],
+  ): Promise<ClaimedAction | undefined> {
+    const fence = newFence();
+    const at = now();
+    const won = await store.claim(action.id, from, { fence, expiresAt: at + lease.leaseMs }, at);
+    return won ? { ...action, status: 'claimed', fence, claimExpiresAt: at + lease.leaseMs } : undefined;
+  }
+
+  /** Whether `action` is held by a live claim of another call at `at`. */
+  const lockedAt = (action: PendingAction, at: number) =>
+    action.status === 'claimed' && (action.claimExpiresAt ?? at) > at;
 
   /** Finds the action of `token` for this connection; a token of another connection dies. */
   async function find(token: string, call: ToolCall): Promise<PendingAction> {
@@ -159,11 +216,15 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
     return action;
   }
 
-  /** Refuses a closed or expired action; an expired one dies. */
+  /**
+   * Refuses a closed or expired action; an expired one dies. A `claimed`
+   * action whose claim lapsed (its holder died) counts as open.
+   */
   async function refuseClosed(action: PendingAction): Promise<void> {
-    const closed = CLOSED[action.status];
+    const at = now();
+    const closed = action.status === 'claimed' && !lockedAt(action, at) ? undefined : CLOSED[action.status];
     if (closed) throw refusal(closed[0], closed[1]);
-    if (action.expiresAt <= clock().getTime()) {
+    if (action.expiresAt <= at) {
       await kill(action);
       throw refusal('confirm_expired', 'This confirm token expired; it is now dead.');
     }
@@ -220,15 +281,22 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
   return Object.freeze({
     insert,
     kill,
+    claimFor,
     personAnswer,
     store,
+    /** Renews `action`'s claim while its confirmation runs (a heartbeat); returns the function that stops it. */
+    keepAlive: (action: ClaimedAction): (() => void) =>
+      heartbeat(
+        () => store.renewClaim(action.id, action.fence, now() + lease.leaseMs),
+        lease.renewMs,
+      ),
     /**
      * Opens a confirmation (I9) of an action `find` returned, in order: the
      * action is open and unexpired, the summary is exact (a wrong one kills
      * the token), then claims it (single use under concurrency).
      */
     find,
-    async claim(action: PendingAction, summary: string): Promise<PendingAction> {
+    async claim(action: PendingAction, summary: string): Promise<ClaimedAction> {
       await refuseClosed(action);
       if (summary !== action.summary) {
         await kill(action);
@@ -237,26 +305,28 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date) {
           'The confirm summary differs from the one in the preview; the token is now dead.',
         );
       }
-      if (!(await store.transition(action.id, OPEN, 'claimed'))) {
-        const now = await store.findByTokenHash(action.tokenHash);
-        await refuseClosed(now ?? { ...action, status: 'executed' });
+      const claimed = await claimFor(action, OPEN);
+      if (!claimed) {
+        const current = await store.findByTokenHash(action.tokenHash);
+        await refuseClosed(current ?? { ...action, status: 'executed' });
         throw refusal('confirm_locked', 'This action is being confirmed by another request.');
       }
-      return action;
+      return claimed;
     },
-    /** Inside the unit of work: claimed → executed, committed with the action. */
-    async markExecuted(action: PendingAction, unit: unknown): Promise<void> {
-      if (!(await store.transition(action.id, ['claimed'], 'executed', unit))) {
+    /** Inside the unit of work: claimed → executed, committed with the action, only while this claim holds it. */
+    async markExecuted(action: ClaimedAction, unit: unknown): Promise<void> {
+      if (!(await store.transition(action.id, ['claimed'], 'executed', unit, { fence: action.fence }))) {
         throw refusal('confirm_used', 'This confirm token was used while the action ran.');
       }
     },
     /**
-     * After an outage (503): the claim is undone and the token kept. If the
-     * store is still down, the action stays claimed (`confirm_locked`) until it
-     * expires; the outage is what the caller hears about.
+     * After an outage (503, or an outcome unknown): this call's claim is
+     * undone and the token kept. If the store is still down, the claim
+     * lapses within its lease and the next confirmation takes it over; the
+     * outage is what the caller hears about.
      */
-    release: (action: PendingAction) =>
-      store.transition(action.id, ['claimed'], 'pending').then(
+    release: (action: ClaimedAction) =>
+      store.transition(action.id, ['claimed'], 'pending', undefined, { fence: action.fence }).then(
         () => undefined,
         () => undefined,
       ),

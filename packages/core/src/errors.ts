@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   idempotency_key_conflict: 'An idempotency key was reused with other arguments (I10).',
   still_running: 'An identical call is still running; retry after the hint (I10).',
   store_unavailable: 'A guard store could not be reached; nothing ran (fails closed).',
+  outcome_unknown:
+    'The database connection was lost while the change committed, so whether it took effect is not known; the same call again returns its result if it did, or runs it once (I10).',
   effect_violation: 'The call reached an outbound port its effect class does not allow (I8).',
   confirm_not_found: 'The confirm token is unknown to this connection (I9).',
   confirm_used: 'The confirm token was already used (I9).',
@@ -41,6 +43,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 const TOOL_ERROR = Symbol.for('gatehouse.ToolError');
 const CONFIGURATION_ERROR = Symbol.for('gatehouse.ConfigurationError');
+const TRANSACTION_CONFLICT = Symbol.for('gatehouse.TransactionConflict');
 
 /** The next call an error recommends, with real arguments. */
 export interface NextCall {
@@ -79,8 +82,9 @@ export class ToolError extends Error {
   readonly next: NextCall | undefined;
   readonly details: JsonObject;
 
-  constructor(init: ToolErrorInit) {
-    super(init.message);
+  /** `options.cause` keeps what failed underneath (a driver's error) for logs; it is never rendered. */
+  constructor(init: ToolErrorInit, options?: { readonly cause?: unknown }) {
+    super(init.message, options);
     this.name = 'ToolError';
     this.code = init.code;
     this.fix = init.fix;
@@ -92,6 +96,39 @@ export class ToolError extends Error {
   static is(value: unknown): value is ToolError {
     return (
       typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_ERROR] === true
+    );
+  }
+}
+
+/**
+ * The database rolled a transaction back because it lost to a concurrent
+ * one (a serialization failure or a deadlock): nothing of it was kept, and
+ * the same work may succeed when run again. A store throws it; core runs the
+ * unit of work again a bounded number of times (only while the call's
+ * replay claim is current and before any outward port was reached), and
+ * otherwise it answers as what it is, `store_unavailable`.
+ */
+export class TransactionConflict extends ToolError {
+  readonly [TRANSACTION_CONFLICT] = true;
+
+  constructor(options?: { readonly cause?: unknown }) {
+    super(
+      {
+        code: 'store_unavailable',
+        message: 'The change lost to a concurrent one and was rolled back; nothing ran.',
+        fix: 'Retry the same call shortly.',
+      },
+      options,
+    );
+    this.name = 'TransactionConflict';
+  }
+
+  /** Brand check that survives the package being loaded twice. */
+  static override is(value: unknown): value is TransactionConflict {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[TRANSACTION_CONFLICT] === true
     );
   }
 }

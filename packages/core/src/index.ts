@@ -22,7 +22,7 @@ export type { Effect, EffectAnnotations, EffectTraits, OutwardEffect } from './e
 export { EFFECT_TRAITS, EFFECTS, isOutward } from './effects.js';
 export type { CallResult } from './envelope.js';
 export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
-export { ConfigurationError, ERROR_CODES, ToolError } from './errors.js';
+export { ConfigurationError, ERROR_CODES, ToolError, TransactionConflict } from './errors.js';
 export type { Gatehouse, GatehouseOptions } from './gatehouse.js';
 export { createGatehouse } from './gatehouse.js';
 export { canonicalJson, digest, sha256Hex } from './hashing.js';
@@ -82,6 +82,7 @@ export type {
   PendingAction,
   PendingActionStore,
   PendingActionUpdate,
+  PendingClaim,
   PendingStatus,
 } from './storage/pendingActionStore.js';
 export { MemoryPendingActionStore } from './storage/pendingActionStore.js';

@@ -50,13 +50,16 @@ export interface PortViolation {
 /**
  * Wraps every port so that a method call the current effect class does not
  * allow throws `effect_violation` before reaching the port, and is recorded
- * in `violations`.
+ * in `violations`; an allowed call of a port that is not `read` calls
+ * `reached` first (core then never runs the unit of work again on its own:
+ * the port may have acted outside the transaction).
  */
 export function guardPorts<TPorts extends PortMap>(
   ports: TPorts,
   effect: Effect,
   phaseOf: () => CallPhase,
   violations: PortViolation[],
+  reached: () => void = () => undefined,
 ): Ports<TPorts> {
   const out: Record<string, object> = {};
   for (const [name, spec] of Object.entries(ports)) {
@@ -69,7 +72,12 @@ export function guardPorts<TPorts extends PortMap>(
         const value: unknown = Reflect.get(target, key, receiver);
         if (typeof value !== 'function') return value;
         const phase = phaseOf();
-        if (portAllowed(spec.effect, effect, phase)) return value;
+        if (portAllowed(spec.effect, effect, phase)) {
+          return function reachPort(this: unknown, ...args: unknown[]): unknown {
+            reached();
+            return Reflect.apply(value as (...a: unknown[]) => unknown, this, args);
+          };
+        }
         return () => {
           const violation = { port: name, method: String(key), portEffect: spec.effect };
           violations.push(violation);

@@ -234,6 +234,25 @@ const internalError = (correlationId: string): ToolErrorInit => ({
   details: { correlation_id: correlationId },
 });
 
+/** Seconds a model is told to wait before it sends a call again that met an outage (`store_unavailable`, `outcome_unknown`). */
+export const OUTAGE_RETRY_SECONDS = 2;
+
+/** An outage refusal with `details.retry_after_seconds` (unless its store gave one): it tells the model when to send the same call again. */
+function withRetryHint(outcome: Outcome): Outcome {
+  if (outcome.kind !== 'refused') return outcome;
+  const { code, details } = outcome.error;
+  if (code !== 'store_unavailable' && code !== 'outcome_unknown') return outcome;
+  if (details?.retry_after_seconds !== undefined) return outcome;
+  const { message, fix, next } = outcome.error; // a ToolError's message is not enumerable: copy by name
+  return refuse({
+    code,
+    message,
+    fix,
+    ...(next ? { next } : {}),
+    details: { ...details, retry_after_seconds: OUTAGE_RETRY_SECONDS },
+  });
+}
+
 /** Builds a transport-neutral server. Use `createGatehouse(...).createServer`, which binds the internals. */
 export function createServer<TRight extends string, TServices>(
   options: ServerOptions<TRight, TServices>,
@@ -266,7 +285,10 @@ export function createServer<TRight extends string, TServices>(
     serverGuards.flatMap((g) => (g.connection ? [g.connection] : [])),
     options.visibility ?? [],
   );
-  const confirm = options.confirm ? createConfirmBook(options.confirm, clock) : undefined;
+  const unitOfWork = options.unitOfWork ?? separateCommits();
+  const confirm = options.confirm
+    ? createConfirmBook(options.confirm, clock, unitOfWork.maxWaitMs)
+    : undefined;
   const byPerson = new Set(
     options.tools
       .filter((tool) => isOutward(tool.effect))
@@ -297,8 +319,8 @@ export function createServer<TRight extends string, TServices>(
     visibility,
     rate: options.rate ? rateStage(options.rate, clock) : undefined,
     caps,
-    replay: options.replay ? replayStage(options.replay, clock) : undefined,
-    unitOfWork: options.unitOfWork ?? separateCommits(),
+    replay: options.replay ? replayStage(options.replay, clock, unitOfWork.maxWaitMs) : undefined,
+    unitOfWork,
     confirm,
     approval: byPerson.size > 0 && options.approval ? { byPerson, url: options.approval.url } : undefined,
   });
@@ -357,6 +379,7 @@ export function createServer<TRight extends string, TServices>(
           outcome = refuse(internalError(correlationId));
         }
       }
+      outcome = withRetryHint(outcome);
       let rendered = renderOutcome(outcome);
       // I19: what goes on the wire matches the advertised outputSchema, or is an internal error.
       const mismatch = plans.get(name)?.checkOutput(rendered.structuredContent);

@@ -21,9 +21,9 @@
  *               → unit of work { rejected mark → audit row → replay completion }
  *   (present and validate against the outputSchema, render: the server, after this)
  */
-import { type ConfirmBook, oneLine } from '../confirm.js';
+import { type ClaimedAction, type ConfirmBook, oneLine } from '../confirm.js';
 import type { Connection } from '../context.js';
-import { ToolError, type ToolErrorInit } from '../errors.js';
+import { ToolError, type ToolErrorInit, TransactionConflict } from '../errors.js';
 import { digest } from '../hashing.js';
 import { contentDigest } from '../internal/contentDigest.js';
 import { newId } from '../internal/ids.js';
@@ -161,6 +161,16 @@ const unknownTool = (name: string): ToolErrorInit => ({
 
 const isToken = (taken: RateToken | ToolErrorInit): taken is RateToken => 'key' in taken;
 
+/** How many times a unit of work runs when the database rolls it back for a conflict (a serialization failure, a deadlock). */
+export const UNIT_ATTEMPTS = 3;
+
+/** A short random pause before a unit runs again, so the transactions that conflicted drift apart. */
+const backOff = () => new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+
+/** Failures after which a claim is given back and its token kept: the store was down, or the commit's fate is unknown (I9). */
+const isOutage = (error: unknown): boolean =>
+  ToolError.is(error) && (error.code === 'store_unavailable' || error.code === 'outcome_unknown');
+
 /** Builds the pipeline of one server. */
 export function createPipeline<TRight extends string, TServices>(parts: PipelineParts<TRight, TServices>) {
   const { plans, runner, visibility, rate, caps, replay, unitOfWork, confirm, approval } = parts;
@@ -256,21 +266,49 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     }
   }
 
-  /** Runs `work` in a unit of work; a refusal thrown inside comes back as an outcome after the rollback. */
+  /**
+   * Whether a unit that the database rolled back for a conflict may run
+   * again: attempts are left, the failed one reached no port that may act
+   * outside the transaction, and the call's replay claim is still its own.
+   */
+  async function mayRunAgain(
+    error: unknown,
+    attempt: number,
+    scope: CallServices<TRight, TServices> | undefined,
+    claim: ReplayClaim | undefined,
+  ): Promise<boolean> {
+    if (!TransactionConflict.is(error) || attempt >= UNIT_ATTEMPTS || scope?.reachedPort) return false;
+    return !claim || !replay || (await replay.held(claim));
+  }
+
+  /**
+   * Runs `work` in a unit of work; a refusal thrown inside comes back as an
+   * outcome after the rollback. A unit the database rolled back for a
+   * conflict runs again (see {@link mayRunAgain}), its notes as before it ran.
+   */
   async function inUnit(
     call: ToolCall,
     work: (unit: unknown) => Promise<Outcome>,
     scopeOf: () => CallServices<TRight, TServices> | undefined,
+    again: { readonly claim?: ReplayClaim | undefined; readonly notes?: string[] } = {},
   ): Promise<Outcome> {
-    try {
-      const span = spanOf(call);
-      return span
-        ? await inStage(span, 'unit_of_work', () => unitOfWork.run(work), byOutcome)
-        : await unitOfWork.run(work);
-    } catch (error) {
-      await recordViolation(call, scopeOf());
-      if (error instanceof UnitRefusal) return refuse(error.error);
-      throw error;
+    const span = spanOf(call);
+    for (let attempt = 1; ; attempt++) {
+      const noted = again.notes?.length ?? 0;
+      try {
+        return span
+          ? await inStage(span, 'unit_of_work', () => unitOfWork.run(work), byOutcome)
+          : await unitOfWork.run(work);
+      } catch (error) {
+        if (await mayRunAgain(error, attempt, scopeOf(), again.claim)) {
+          if (again.notes) again.notes.length = noted;
+          await backOff();
+          continue;
+        }
+        await recordViolation(call, scopeOf());
+        if (error instanceof UnitRefusal) return refuse(error.error);
+        throw error;
+      }
     }
   }
 
@@ -328,6 +366,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       if (decision.outcome.kind === 'result' && token && rate) await rate.refund(token);
       return decision.outcome;
     }
+    const stop = replay.keepAlive(decision.claim);
     let outcome: Outcome | undefined;
     try {
       outcome = await body(decision.claim);
@@ -335,10 +374,14 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         throw new ReplayFenceLost(call.tool.name);
       return outcome;
     } catch (error) {
-      if (error instanceof ReplayFenceLost || (await replay.held(decision.claim))) throw error;
+      // an unknown outcome may be this call's own commit: the retry it asks for finds the record
+      if (error instanceof ReplayFenceLost || (ToolError.is(error) && error.code === 'outcome_unknown'))
+        throw error;
+      if (await replay.held(decision.claim)) throw error;
       if (!ToolError.is(error)) runner.report(error, call.correlationId);
       throw new ReplayFenceLost(call.tool.name);
     } finally {
+      stop();
       if (outcome?.kind !== 'result') await replay.release(decision.claim);
     }
   }
@@ -389,6 +432,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         return { kind: 'result', data, objectIds };
       },
       () => scope,
+      { claim, notes },
     );
   }
 
@@ -417,6 +461,23 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const action = span
       ? await inStage(span, 'confirm', () => confirm.claim(found, summary), passed)
       : await confirm.claim(found, summary);
+    const stop = confirm.keepAlive(action);
+    try {
+      return await confirmClaimed(self, action, call, notes, claim);
+    } finally {
+      stop();
+    }
+  }
+
+  /** `confirm_action` once this call holds the action's claim: the standing checks again, then the unit. */
+  async function confirmClaimed(
+    self: ToolPlan<TRight, TServices>,
+    action: ClaimedAction,
+    call: ToolCall,
+    notes: string[],
+    claim: ReplayClaim | undefined,
+  ): Promise<Outcome> {
+    if (!confirm) throw new Error('confirm_action without the confirm flow.');
     const plan = plans.get(action.tool);
     if (plan?.kind !== 'preview') {
       await confirm.kill(action);
@@ -461,12 +522,13 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
           return { kind: 'result', data: result, objectIds };
         },
         () => scope,
+        { claim, notes },
       );
       if (outcome.kind === 'refused') await confirm.kill(action);
       return outcome;
     } catch (error) {
       if (error instanceof ContentChanged) return changedSincePreview(plan, target, action);
-      if (ToolError.is(error) && error.code === 'store_unavailable') await confirm.release(action);
+      if (isOutage(error)) await confirm.release(action);
       else await confirm.kill(action).catch(() => false); // the failure is what the caller hears about
       throw error;
     }
@@ -601,15 +663,31 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       await confirm.kill(action);
       return { kind: 'refused', error: refused };
     }
-    if (!(await confirm.store.transition(action.id, ['pending'], 'claimed'))) {
-      return { kind: 'refused', error: DECIDED };
+    const claimed = await confirm.claimFor(action, ['pending']);
+    if (!claimed) return { kind: 'refused', error: DECIDED };
+    const stop = confirm.keepAlive(claimed);
+    try {
+      return await approveClaimed(plan, target, claimed, approverId, shownHash);
+    } finally {
+      stop();
     }
+  }
+
+  /** A person's approval once it holds the action's claim: the unit, then the marks its outcome calls for. */
+  async function approveClaimed(
+    plan: ToolPlan<TRight, TServices>,
+    target: ToolCall,
+    action: ClaimedAction,
+    approverId: string,
+    shownHash: string,
+  ): Promise<ApprovedRun> {
+    if (!confirm) throw new Error('Approval without the confirm flow.');
     let scope: CallServices<TRight, TServices> | undefined;
     try {
       const outcome = await inUnit(
         target,
         async (unit) => {
-          scope = new CallServices(runner, plan.tool, connection, unit);
+          scope = new CallServices(runner, plan.tool, target.connection as Connection<TRight>, unit);
           const refusedInUnit = await unitGuards(plan, target, scope, { handle: unit });
           if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
           const fresh = await prepareTool(plan.tool, target, scope);
@@ -618,7 +696,12 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
           const data = await runTool(runner, plan.tool, target, scope);
           const result = { action: action.tool, pending_action_id: action.id, result: data };
           const kept = { ...result, result: plan.tool.forReplay(data) };
-          const decision = { result: kept, decidedBy: approverId, decidedAt: runner.clock().getTime() };
+          const decision = {
+            result: kept,
+            decidedBy: approverId,
+            decidedAt: runner.clock().getTime(),
+            fence: action.fence,
+          };
           if (!(await confirm.store.transition(action.id, ['claimed'], 'executed', unit, decision)))
             throw new UnitRefusal(DECIDED);
           const note = `approved ${action.id} by ${approverId}`;
@@ -637,9 +720,9 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         await confirm.release(action);
         return { kind: 'changed', content: error.content ?? null, contentHash: error.contentHash ?? '' };
       }
-      if (ToolError.is(error) && error.code === 'store_unavailable') {
+      if (isOutage(error)) {
         await confirm.release(action);
-        return { kind: 'refused', error };
+        return { kind: 'refused', error: error as ToolError };
       }
       await confirm.kill(action).catch(() => false);
       throw error;
@@ -671,7 +754,11 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     return confirm.personAnswer(action, approval.url, 'tool');
   }
 
-  /** A person's rejection: the action closes for good, with its audit row, in one unit of work. */
+  /**
+   * A person's rejection: the action closes for good, with its audit row, in
+   * one unit of work. It claims the action first (taking over a lapsed
+   * claim), so a rejection never lands on an approval still running.
+   */
   async function rejectApproved(
     action: PendingAction,
     connection: Connection<TRight>,
@@ -679,19 +766,28 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     reason: string | undefined,
   ): Promise<boolean> {
     if (!confirm) throw new Error('Approval without the confirm flow.');
-    const decision = { decidedBy: approverId, decidedAt: runner.clock().getTime() };
+    const claimed = await confirm.claimFor(action, ['pending']);
+    if (!claimed) return false;
+    const decision = { decidedBy: approverId, decidedAt: runner.clock().getTime(), fence: claimed.fence };
     const because = reason ? `; reason: ${oneLine(reason).slice(0, 200)}` : '';
-    return unitOfWork.run(async (unit) => {
-      if (!(await confirm.store.transition(action.id, ['pending'], 'rejected', unit, decision))) return false;
-      const note = `rejected ${action.id} by ${approverId}${because}`;
-      await appendAudit(
-        runner,
-        connection,
-        { action: 'reject_action', outcome: 'ok', objectIds: [action.id], note },
-        unit,
-      );
-      return true;
-    });
+    let rejected = false;
+    try {
+      rejected = await unitOfWork.run(async (unit) => {
+        if (!(await confirm.store.transition(action.id, ['claimed'], 'rejected', unit, decision)))
+          return false;
+        const note = `rejected ${action.id} by ${approverId}${because}`;
+        await appendAudit(
+          runner,
+          connection,
+          { action: 'reject_action', outcome: 'ok', objectIds: [action.id], note },
+          unit,
+        );
+        return true;
+      });
+      return rejected;
+    } finally {
+      if (!rejected) await confirm.release(claimed);
+    }
   }
 
   /** Runs one call through every stage and returns its outcome; ToolErrors thrown anywhere are refusals. */

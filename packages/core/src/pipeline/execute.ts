@@ -81,6 +81,7 @@ export class CallServices<TRight extends string, TServices> {
   readonly violations: PortViolation[] = [];
   readonly services: TServices;
   #phase: CallPhase = 'check';
+  #reached = false;
 
   constructor(
     runner: Runner<TRight, TServices>,
@@ -88,12 +89,25 @@ export class CallServices<TRight extends string, TServices> {
     connection: Connection<TRight>,
     unit: unknown,
   ) {
-    const ports = guardPorts(runner.ports, tool.effect, () => this.#phase, this.violations);
+    const ports = guardPorts(
+      runner.ports,
+      tool.effect,
+      () => this.#phase,
+      this.violations,
+      () => {
+        this.#reached = true;
+      },
+    );
     this.services = runner.services(connection, ports, unit);
   }
 
   get phase(): CallPhase {
     return this.#phase;
+  }
+
+  /** Whether the call reached a port that is not `read` (it may have acted outside any transaction). */
+  get reachedPort(): boolean {
+    return this.#reached;
   }
 
   enter(phase: CallPhase): void {

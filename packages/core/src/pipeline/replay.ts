@@ -3,6 +3,7 @@ import { digest } from '../hashing.js';
 import type { JsonObject } from '../json.js';
 import type { ReplayBegin, ReplayStore } from '../storage/replayStore.js';
 import { type GuardArgument, type Outcome, refuse, type ToolCall } from './guard.js';
+import { heartbeat, leaseOf } from './lease.js';
 
 /** Options of the replay stage (I10): `createServer({ replay })`. */
 export interface ReplayOptions {
@@ -16,11 +17,17 @@ export interface ReplayOptions {
   /** How long a result answers a call re-sent with the same `idempotency_key`; default 24 hours. */
   readonly keyedWindowMs?: number;
   /**
-   * How long a running call holds its claim; default 60 s. A call still running
-   * after its lease may be taken over by a re-send, and then cannot complete:
-   * its fencing token is no longer current, so its unit of work rolls back.
+   * How long a claim lasts without a renewal; default 10 s. The call holding
+   * it renews it every `renewMs` while it runs, so a slow call keeps its
+   * claim and a crashed one's lapses within the lease: a re-send then runs.
+   * A call whose claim lapsed anyway (renewals could not land) may be taken
+   * over by a re-send, and then cannot complete: its fencing token is no
+   * longer current, so its unit of work rolls back. Must exceed `renewMs`
+   * plus the unit of work's `maxWaitMs` (checked at build).
    */
   readonly leaseMs?: number;
+  /** How often a running call renews its claim; default a fifth of `leaseMs`. */
+  readonly renewMs?: number;
   /** How long a duplicate waits for the first call's result before `still_running`; default 0 (answer at once). */
   readonly waitMs?: number;
   /** Poll interval while waiting; default 20 ms. */
@@ -96,15 +103,15 @@ export class ReplayFenceLost extends ToolError {
  * own, before the unit of work; the completion happens inside the unit of
  * work, and only while the claim's fencing token is current.
  */
-export function replayStage(options: ReplayOptions, clock: () => Date) {
+export function replayStage(options: ReplayOptions, clock: () => Date, maxWaitMs?: number) {
   const { store } = options;
-  const methods = ['begin', 'complete', 'release', 'holds'] as const;
+  const methods = ['begin', 'complete', 'release', 'holds', 'renew'] as const;
   if (methods.some((name) => typeof store?.[name] !== 'function')) {
     throw new ConfigurationError('createServer: replay.store must be a ReplayStore.');
   }
   const windowMs = duration('windowMs', options.windowMs, 5 * 60_000);
   const keyedWindowMs = duration('keyedWindowMs', options.keyedWindowMs, 24 * 3_600_000);
-  const leaseMs = duration('leaseMs', options.leaseMs, 60_000);
+  const { leaseMs, renewMs } = leaseOf('replay', options, maxWaitMs);
   const waitMs = duration('waitMs', options.waitMs, 0, true);
   const pollMs = duration('pollMs', options.pollMs, 20);
   const now = () => clock().getTime();
@@ -179,6 +186,9 @@ export function replayStage(options: ReplayOptions, clock: () => Date) {
 
   return Object.freeze({
     claim,
+    /** Renews `claimed` while its call runs (a heartbeat); returns the function that stops it. */
+    keepAlive: (claimed: ReplayClaim): (() => void) =>
+      heartbeat(() => store.renew(claimed.key, claimed.fence, leaseMs, now()), renewMs),
     /** Inside the unit of work: keeps the result, or throws {@link ReplayFenceLost} (the unit rolls back). */
     async complete(claimed: ReplayClaim, tool: string, kept: JsonObject, unit: unknown): Promise<void> {
       const done = await store.complete(

@@ -18,6 +18,14 @@ export interface UnitOfWork<THandle = unknown> {
    * audit row or replay record when those fail after it (say so in the host's docs).
    */
   readonly atomic: boolean;
+  /**
+   * The longest a unit, or a store statement beside it, may wait for a
+   * connection or a lock before it fails (a pool's checkout timeout, SQLite's
+   * lock wait), in ms. Core checks at build that a claim's lease outlasts a
+   * renewal interval plus this wait, so a renewal that waits its longest
+   * still lands before the lease lapses. Absent: no wait to allow for.
+   */
+  readonly maxWaitMs?: number;
   /** Runs `work` in one transaction: commits when it resolves, rolls back when it throws. */
   run<T>(work: (handle: THandle) => Promise<T>): Promise<T>;
   /**
@@ -49,10 +57,12 @@ export function checkUnitOfWork(unit: unknown): asserts unit is UnitOfWork {
   if (
     typeof candidate?.run !== 'function' ||
     typeof candidate.atomic !== 'boolean' ||
+    (candidate.maxWaitMs !== undefined &&
+      (!Number.isFinite(candidate.maxWaitMs) || candidate.maxWaitMs < 0)) ||
     (candidate.serialize !== undefined && typeof candidate.serialize !== 'function')
   ) {
     throw new ConfigurationError(
-      'createServer: unitOfWork needs run(work) and atomic (true or false), and serialize, if given, must be a function; use separateCommits() when the stores commit on their own.',
+      'createServer: unitOfWork needs run(work) and atomic (true or false), serialize, if given, must be a function and maxWaitMs a non-negative number; use separateCommits() when the stores commit on their own.',
     );
   }
 }
