@@ -97,6 +97,7 @@ function startTransaction(
  * no wait: its transaction holds the write lock. Atomic: the product's
  * write, the audit row and the replay record commit together or not at all.
  * Refuses a bad handle, lock or `lockWaitMs` (ConfigurationError).
+ * `maxWaitMs` is `lockWaitMs`: a store write outside the unit waits that long too.
  *
  * @example
  * gh.createServer({ …, unitOfWork: stores.unitOfWork });
@@ -118,6 +119,7 @@ export function sqliteUnitOfWork(
   };
   return Object.freeze({
     atomic: true,
+    maxWaitMs: waitMs,
     run<T>(work: (handle: SqliteDatabase) => Promise<T>): Promise<T> {
       const deadline = Date.now() + waitMs;
       return lock.run(async () => {

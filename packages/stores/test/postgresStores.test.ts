@@ -67,14 +67,17 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     try {
       const stores = await createPostgresStores(pool);
       const started = Date.now();
-      await expect(pool.query('SELECT pg_sleep(5)')).rejects.toThrow(/statement timeout/);
+      // the pool answers the timeout (57014) as an outage, keeping the driver's error as its cause
+      const slow = await pool.query('SELECT pg_sleep(5)').catch((error: unknown) => error);
+      expect(slow).toMatchObject({ code: 'store_unavailable', cause: { code: '57014' } });
       expect(Date.now() - started).toBeLessThan(3_000);
       // a store call behind a row lock held longer than the timeout rejects too
       const holder = await pool.connect();
       await stores.switches.set('global', false);
       await holder.query('BEGIN');
       await holder.query('SELECT * FROM gatehouse_switches FOR UPDATE');
-      await expect(stores.switches.set('global', true)).rejects.toThrow(/statement timeout/);
+      const locked = await stores.switches.set('global', true).catch((error: unknown) => error);
+      expect(locked).toMatchObject({ code: 'store_unavailable', cause: { message: /statement timeout/ } });
       await holder.query('ROLLBACK');
       holder.release();
       expect(await stores.switches.get('global')).toBe(false);
@@ -88,7 +91,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     expect(await migrateGatehouseSchemaPostgres(pool, 1)).toEqual({
       from: 0,
       to: POSTGRES_SCHEMA_VERSION,
-      applied: [1, 2],
+      applied: [1, 2, 3],
     });
     expect(await migrateGatehouseSchemaPostgres(pool, 2)).toEqual({
       from: POSTGRES_SCHEMA_VERSION,
@@ -101,6 +104,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     expect(rows).toEqual([
       { version: 1, applied_at: 1 },
       { version: 2, applied_at: 1 },
+      { version: 3, applied_at: 1 },
     ]);
   });
 
@@ -111,7 +115,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       const started = await Promise.all(pools.map((pool) => createPostgresStores(pool)));
       expect(started).toHaveLength(4);
       const { rows } = await pools[0]!.query('SELECT version FROM gatehouse_migrations ORDER BY version');
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       await started[1]!.switches.set('global', true);
       expect(await started[3]!.switches.get('global')).toBe(true);
     } finally {
@@ -135,7 +139,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
       INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
         '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
-    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 2, applied: [2] });
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 3, applied: [2, 3] });
     const store = new PostgresPendingActionStore(pool);
     const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
     expect(await store.findById('pa1')).toStrictEqual(before);
@@ -153,6 +157,30 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     await expect(
       pool.query("UPDATE gatehouse_pending_actions SET approval = 'robot' WHERE id = 'pa1'"),
     ).rejects.toThrow(/check constraint/);
+  });
+
+  it('upgrades a version 2 database in place: a claim from before has no lease, so it is taken over at once', async () => {
+    const { pool } = await fresh();
+    await pool.query(`CREATE TABLE gatehouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);
+      ${POSTGRES_MIGRATIONS[0]?.sql ?? ''}
+      ${POSTGRES_MIGRATIONS[1]?.sql ?? ''}
+      INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0), (2, 'approval by a person', 0);
+      INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool, arguments,
+        arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id)
+      VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer', '{}', 'ad', 'ch', 's', 0, 60000, 'claimed',
+        'person', 'p1');`);
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 2, to: 3, applied: [3] });
+    const store = new PostgresPendingActionStore(pool);
+    const before = pendingAction('pa1', { status: 'claimed', approval: 'person', creatorId: 'p1' });
+    expect(await store.findById('pa1')).toStrictEqual(before);
+    const { rows } = await pool.query('SELECT claim_fence, claim_expires_at FROM gatehouse_pending_actions');
+    expect(rows).toEqual([{ claim_fence: null, claim_expires_at: null }]);
+    // A claim written before the upgrade has no lease: it lapsed at once, so it is listed and claimable.
+    expect(await store.listAwaitingApproval('t1', 0, 10)).toEqual([before]);
+    expect(await store.claim('pa1', ['pending'], { fence: 'f1', expiresAt: 500 }, 0)).toBe(true);
+    expect(await store.listAwaitingApproval('t1', 0, 10)).toEqual([]);
+    const claimed = await pool.query('SELECT claim_fence, claim_expires_at FROM gatehouse_pending_actions');
+    expect(claimed.rows).toEqual([{ claim_fence: 'f1', claim_expires_at: 500 }]);
   });
 
   it('refuses bad options before touching the database', async () => {

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '@gatehousejs/core';
 import pg from 'pg';
+import { translatePostgresError } from './faults.js';
 
 /** Options of {@link createPostgresPool}. */
 export interface PostgresPoolOptions {
@@ -40,13 +41,78 @@ function whole(name: string, value: number | undefined, fallback: number, min: n
   return chosen;
 }
 
+const ignore = (): undefined => undefined;
+
+type Method = (...args: unknown[]) => unknown;
+
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
+
+/**
+ * `method` of `self` with its failures translated ({@link translatePostgresError}),
+ * in both of `pg`'s forms: a trailing callback gets the translated error, a
+ * returned promise rejects with it. A submittable (a cursor) is returned as it is.
+ */
+function translating(method: Method, self: object): Method {
+  return function translated(...args: unknown[]): unknown {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (error: unknown, ...rest: unknown[]) =>
+        (callback as Method)(error ? translatePostgresError(error) : error, ...rest);
+      return method.apply(self, args);
+    }
+    const result = method.apply(self, args);
+    return isPromise(result)
+      ? result.catch((error: unknown) => {
+          throw translatePostgresError(error);
+        })
+      : result;
+  };
+}
+
+const guarded = new WeakSet<pg.Pool>();
+
+/**
+ * Makes every client `pool` hands out safe to use from any code, a query
+ * builder's dialect included: each client carries an `error` listener for
+ * as long as it lives, idle or checked out (a connection the server ends
+ * while it is checked out, `57P01` at a database stop, would otherwise be an
+ * unhandled `error` event that ends the process); a broken client is
+ * destroyed when released, never reused; and a fault of the database
+ * (unreachable, shutting down, a statement or checkout timeout, a conflict)
+ * rejects as the `ToolError` `store_unavailable` (a `TransactionConflict`
+ * for a serialization failure or deadlock) with the driver's error as
+ * `cause`, so every caller answers it as an outage, never as an internal
+ * error. Other errors (constraints, syntax) pass unchanged. Idempotent;
+ * {@link createPostgresPool} and the stores call it. Guard a pool of your
+ * own before its first query: clients it opened earlier stay unguarded.
+ *
+ * @example
+ * const pool = guardPostgresPool(new pg.Pool({ connectionString }));
+ */
+export function guardPostgresPool(pool: pg.Pool): pg.Pool {
+  if (guarded.has(pool)) return pool;
+  guarded.add(pool);
+  // An idle client that loses its server emits here; without a listener Node would crash the process.
+  pool.on('error', ignore);
+  pool.on('connect', (client: pg.PoolClient) => {
+    client.on('error', ignore);
+    client.query = translating(client.query as Method, client) as typeof client.query;
+  });
+  pool.query = translating(pool.query as Method, pool) as typeof pool.query;
+  pool.connect = translating(pool.connect as Method, pool) as typeof pool.connect;
+  return pool;
+}
+
 /**
  * A `pg` pool for the Gatehouse stores: BIGINT columns read as JS numbers (set
  * on this pool only, never on the global `pg.types`), and every connection
  * runs with `statement_timeout`, so a stuck statement fails rather than
  * hangs. Refuses bad options (ConfigurationError) before connecting; the
- * connection string never appears in an error. An idle connection that
- * breaks is dropped quietly; the next query reconnects or fails.
+ * connection string never appears in an error. Guarded
+ * ({@link guardPostgresPool}): no client can end the process with an
+ * `error` event, and database faults reject as `store_unavailable`.
  *
  * @example
  * const pool = createPostgresPool({ connectionString: process.env.DATABASE_URL });
@@ -69,7 +135,5 @@ export function createPostgresPool(options: PostgresPoolOptions = {}): pg.Pool {
     types,
     ...(statementTimeoutMs === 0 ? {} : { statement_timeout: statementTimeoutMs }),
   });
-  // An idle client that loses its server emits here; without a listener Node would crash the process.
-  pool.on('error', () => undefined);
-  return pool;
+  return guardPostgresPool(pool);
 }
