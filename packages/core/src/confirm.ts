@@ -52,6 +52,19 @@ const refusal = (code: ToolErrorInit['code'], message: string): ToolError =>
   new ToolError({ code, message, fix: PREVIEW_AGAIN });
 
 /**
+ * Another confirmation holds the action: retry once its claim has settled or
+ * lapsed (a crashed holder's claim lapses within its lease), so the hint is
+ * the time left on that claim, at least a second.
+ */
+const locked = (claimExpiresAt: number | undefined, at: number): ToolError =>
+  new ToolError({
+    code: 'confirm_locked',
+    message: 'This action is being confirmed by another request.',
+    fix: 'Send the same confirmation again after retry_after_seconds: it returns that request’s result, or runs if it never finished.',
+    details: { retry_after_seconds: Math.max(1, Math.ceil(((claimExpiresAt ?? at) - at) / 1_000)) },
+  });
+
+/**
  * The store with every failure answered as `store_unavailable` (503): an
  * outage is never a refusal, so it kills no token (I9).
  */
@@ -97,7 +110,6 @@ const OPEN: readonly PendingStatus[] = ['pending', 'approved'];
 
 /** How each closed status answers (I9: dead and used tokens answer `confirm_used`). */
 const CLOSED: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
-  claimed: ['confirm_locked', 'This action is being confirmed by another request.'],
   executed: ['confirm_used', 'This confirm token was already used.'],
   failed: [
     'confirm_used',
@@ -222,7 +234,8 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date, ma
    */
   async function refuseClosed(action: PendingAction): Promise<void> {
     const at = now();
-    const closed = action.status === 'claimed' && !lockedAt(action, at) ? undefined : CLOSED[action.status];
+    if (lockedAt(action, at)) throw locked(action.claimExpiresAt, at);
+    const closed = CLOSED[action.status];
     if (closed) throw refusal(closed[0], closed[1]);
     if (action.expiresAt <= at) {
       await kill(action);
@@ -286,10 +299,7 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date, ma
     store,
     /** Renews `action`'s claim while its confirmation runs (a heartbeat); returns the function that stops it. */
     keepAlive: (action: ClaimedAction): (() => void) =>
-      heartbeat(
-        () => store.renewClaim(action.id, action.fence, now() + lease.leaseMs),
-        lease.renewMs,
-      ),
+      heartbeat(() => store.renewClaim(action.id, action.fence, now() + lease.leaseMs), lease.renewMs),
     /**
      * Opens a confirmation (I9) of an action `find` returned, in order: the
      * action is open and unexpired, the summary is exact (a wrong one kills
@@ -309,7 +319,7 @@ export function createConfirmBook(options: ConfirmOptions, clock: () => Date, ma
       if (!claimed) {
         const current = await store.findByTokenHash(action.tokenHash);
         await refuseClosed(current ?? { ...action, status: 'executed' });
-        throw refusal('confirm_locked', 'This action is being confirmed by another request.');
+        throw locked(undefined, now());
       }
       return claimed;
     },

@@ -211,7 +211,10 @@ describe('a unit of work the database rolled back for a conflict', () => {
     });
     d.conflicts.add = 1;
     const answer = structured(await d.call('add_note', { text: 'boiler' }));
-    expect(answer.error).toMatchObject({ code: 'store_unavailable', message: expect.stringContaining('took over') });
+    expect(answer.error).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringContaining('took over'),
+    });
     expect(d.unitOfWork.runs).toBe(1);
     expect(d.rows).toEqual([]);
   });

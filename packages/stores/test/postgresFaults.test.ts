@@ -63,7 +63,7 @@ describe.skipIf(!available)('guardPostgresPool', () => {
     db = await createTestDatabase();
     admin = createPostgresPool({ connectionString: db.url, max: 2, applicationName: 'fault-admin' });
     await db.pool.query('CREATE TABLE slots (id INT PRIMARY KEY, taken_by TEXT)');
-    await db.pool.query("INSERT INTO slots VALUES (1, NULL), (2, NULL)");
+    await db.pool.query('INSERT INTO slots VALUES (1, NULL), (2, NULL)');
   });
   afterAll(async () => {
     await admin?.end();
@@ -149,11 +149,11 @@ describe.skipIf(!available)('postgresUnitOfWork under faults', () => {
 
   const reset = async () => {
     await db.pool.query('DELETE FROM slots');
-    await db.pool.query("INSERT INTO slots VALUES (1, NULL), (2, NULL)");
+    await db.pool.query('INSERT INTO slots VALUES (1, NULL), (2, NULL)');
   };
   const takenBy = async (id: number) =>
-    (await db.pool.query<{ taken_by: string | null }>('SELECT taken_by FROM slots WHERE id = $1', [id])).rows[0]
-      ?.taken_by;
+    (await db.pool.query<{ taken_by: string | null }>('SELECT taken_by FROM slots WHERE id = $1', [id]))
+      .rows[0]?.taken_by;
 
   it('answers a statement timeout behind a held row lock as store_unavailable, and writes nothing', async () => {
     await reset();

@@ -119,4 +119,60 @@ describe('replay fencing with sqliteUnitOfWork', () => {
       temp.dispose();
     }
   });
+
+  it('cannot renew, nor be taken over, while its own unit holds the write lock past the lease', async () => {
+    const temp = tempDatabase();
+    const gate = deferred();
+    let held = false;
+    let committedAt = Number.POSITIVE_INFINITY;
+    const renewals: { readonly settledAt: number; readonly held: boolean }[] = [];
+    const app = openWriteServer(join(temp.dir, 'product.db'), {
+      // a short lease renewed every 100 ms; on SQLite a renewal is a write, so it waits for the lock too
+      replay: { leaseMs: 600, renewMs: 100, waitMs: 0 },
+      replayStore: (store) => ({
+        begin: (...args) => store.begin(...args),
+        complete: (...args) => store.complete(...args),
+        release: (...args) => store.release(...args),
+        holds: (...args) => store.holds(...args),
+        renew: async (...args) => {
+          const renewed = await store.renew(...args);
+          renewals.push({ settledAt: Date.now(), held: renewed });
+          return renewed;
+        },
+      }),
+      hooks: {
+        afterInsert: () => {
+          if (held) return;
+          held = true;
+          return gate.promise;
+        },
+        beforeCommit: () => {
+          committedAt = Date.now();
+        },
+      },
+    });
+    try {
+      const first = app.server.callTool(app.connection, 'book_visit', { slot: 's1' });
+      await until(() => app.db.inTransaction);
+      await pause(900); // the unit has held the lock for longer than the lease
+      const resent = tracked(app.server.callTool(app.connection, 'book_visit', { slot: 's1' }));
+      await pause(50);
+      expect(resent.settled()).toBe(false);
+      expect(renewals).toEqual([]);
+      gate.resolve();
+      expect((await first).structuredContent).toMatchObject({
+        status: 'ok',
+        result: { visit: { id: 'v_1' } },
+      });
+      expect((await resent.promise).structuredContent).toMatchObject({ replayed: true });
+      await until(() => renewals.length > 0);
+      // the renewal queued during the unit landed after its commit, and found the result stored
+      expect(renewals[0]?.settledAt).toBeGreaterThanOrEqual(committedAt);
+      expect(renewals[0]?.held).toBe(false);
+      expect(app.counts()).toEqual({ visits: 1, replay: 1, audit: 1, mails: 0 });
+    } finally {
+      app.db.close();
+      temp.dispose();
+    }
+  });
 });

@@ -27,7 +27,9 @@ export function leaseOf(
     ['renewMs', renewMs],
   ] as const) {
     if (!Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647)
-      throw new ConfigurationError(`createServer: ${who}.${name} must be a positive integer of milliseconds.`);
+      throw new ConfigurationError(
+        `createServer: ${who}.${name} must be a positive integer of milliseconds.`,
+      );
   }
   if (leaseMs <= renewMs + maxWaitMs) {
     throw new ConfigurationError(

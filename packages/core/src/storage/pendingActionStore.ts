@@ -150,7 +150,12 @@ export class MemoryPendingActionStore implements PendingActionStore {
     return id === undefined ? undefined : this.#byId.get(id);
   }
 
-  async claim(id: string, from: readonly PendingStatus[], claim: PendingClaim, now: number): Promise<boolean> {
+  async claim(
+    id: string,
+    from: readonly PendingStatus[],
+    claim: PendingClaim,
+    now: number,
+  ): Promise<boolean> {
     const action = this.#byId.get(id);
     if (!action) return false;
     const lapsed = action.status === 'claimed' && (action.claimExpiresAt ?? now) <= now;
