@@ -112,9 +112,12 @@ export function rateLimitsOf(env: NodeJS.ProcessEnv = process.env): Partial<Reco
 }
 
 /**
- * How long a replica's claim on a write holds before another may take it
- * over (`BOOKING_REPLAY_LEASE_MS`, default the server's 60 s): a shorter lease
- * frees the writes of a crashed replica sooner; it must outlast the slowest write.
+ * How long a replica's claim on a write or a confirmation lasts without a
+ * renewal (`BOOKING_REPLAY_LEASE_MS`, default the server's 10 s). The
+ * holder renews it every fifth of the lease while it runs, so a slow write
+ * keeps it and a crashed replica's lapses within the lease; the server
+ * refuses to start with a lease that does not exceed a renewal interval plus
+ * the database's longest wait (5 s on either engine), i.e. below 6,251 ms.
  */
 export function replayLeaseOf(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const raw = env.BOOKING_REPLAY_LEASE_MS?.trim();

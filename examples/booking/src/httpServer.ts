@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '@gatehousejs/core';
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata, ToolError } from '@gatehousejs/core';
 import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
@@ -19,6 +19,10 @@ export interface Serving extends AsyncDisposable {
   /** Fails readiness, stops accepting, lets requests in flight finish (see core's `Listening.shutdown`). */
   shutdown(options?: ShutdownOptions): Promise<ShutdownReport>;
 }
+
+/** A store that did not answer (in time): what admission reports for each 503 of an outage. */
+const isOutage = (error: Error): boolean =>
+  error.name === 'AdmissionTimeoutError' || (ToolError.is(error) && error.code === 'store_unavailable');
 
 const NOT_FOUND = 'Not found. The MCP endpoint is /mcp; the API is /api; the pages start at /signin.';
 
@@ -78,7 +82,11 @@ export async function serveHttp(
     // with a configured origin, listen serves the protected-resource metadata and names it in 401 challenges
     ...(app.publicUrl.configured ? { oauth: resourceMetadataOptions(app.publicUrl.get()) } : {}),
     health: { ready: () => app.credentialStore.findById('readiness-probe') },
-    onerror: (error) => app.logger.error({ event: 'http', error_type: error.name }, 'http transport error'),
+    onerror: (error) => {
+      // a store outage answers 503 on every request; core's refusal log warns of it once a minute
+      if (isOutage(error)) return;
+      app.logger.error({ event: 'http', error_type: error.name }, 'http transport error');
+    },
   });
   app.publicUrl.listeningAt(served.url);
   return {

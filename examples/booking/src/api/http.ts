@@ -29,13 +29,29 @@ const STATUS_OF: Readonly<Record<string, number>> = {
   batch_count_mismatch: 409,
 };
 
-/** The reply for a failure: ApiError and ToolError (the services' business errors) keep their code; anything else is 500. */
+/** Seconds a client waits before it sends a request again that met a database outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
+/** Failures of the database, not of the request: the same request may succeed shortly (503 with `Retry-After`). */
+const OUTAGES = new Set(['store_unavailable', 'outcome_unknown']);
+
+/**
+ * The reply for a failure: ApiError and ToolError (the services' business
+ * errors) keep their code; a database outage (`store_unavailable`, and
+ * `outcome_unknown` when the connection was lost during a commit) is 503
+ * with `Retry-After`, naming no cause; anything else is 500.
+ */
 export function replyForError(error: unknown): Reply {
   if (error instanceof ApiError) {
     return {
       status: error.status,
       body: { error: error.code, message: error.message, details: error.details },
     };
+  }
+  if (ToolError.is(error) && OUTAGES.has(error.code)) {
+    const retry = String(OUTAGE_RETRY_AFTER_SECONDS);
+    const body = { error: error.code, message: error.message, fix: error.fix };
+    return { status: 503, body, headers: { 'retry-after': retry } };
   }
   if (ToolError.is(error)) {
     const body = { error: error.code, message: error.message, fix: error.fix, details: error.details };

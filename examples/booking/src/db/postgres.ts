@@ -6,6 +6,9 @@ import type { BookingStores, PostgresBookingDatabase } from './database.js';
 import { migrateProductSchemaPostgres } from './schemaPostgres.js';
 import type { BookingDb, BookingTables } from './tables.js';
 
+/** How long a statement waits for a free connection: admission's own time limit, so the two limits agree. */
+export const POOL_WAIT_MS = 5_000;
+
 /**
  * A pool that hands out exactly one client, whose `release` does nothing: a
  * Kysely over it runs every statement on that client, inside the
@@ -25,9 +28,10 @@ function oneClientPool(client: pg.PoolClient) {
  * carry the URL (it may hold a password).
  */
 export async function openPostgresBooking(url: string, now: number): Promise<PostgresBookingDatabase> {
-  // A burst waits for a connection rather than failing at once; a database
-  // that does not answer still fails within the admission's own timeout (503).
-  const pool = createPostgresPool({ connectionString: url, max: 10, connectionTimeoutMs: 10_000 });
+  // A burst waits for a connection as long as admission waits for its stores
+  // (5 s, the same budget), then answers 503 or store_unavailable with a retry
+  // hint; the replay lease (10 s) outlasts a renewal that waits that long.
+  const pool = createPostgresPool({ connectionString: url, max: 10, connectionTimeoutMs: POOL_WAIT_MS });
   try {
     await migrateProductSchemaPostgres(pool, now);
     const pgStores = await createPostgresStores(pool, {});

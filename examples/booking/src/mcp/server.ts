@@ -46,20 +46,22 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
   const { database, base } = parts;
   const gh = bookingGatehouse(database, base, parts.ports);
   const { stores } = database;
+  // one lease for both claims a call holds: its replay claim and a confirmation's claim on its action
+  const lease = parts.replayLeaseMs ? { leaseMs: parts.replayLeaseMs } : {};
   return gh.createServer({
     name: 'gatehouse-booking',
     version: '0.1.0',
     tools: bookingTools(gh),
     authenticate: parts.credentials.authenticate,
     audit: stores.audit,
-    confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000 },
+    confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000, ...lease },
     // delete_booking and page_technician say `approval: 'person'`: a person approves them on
     // /approvals/<id>, and that approval runs them with the requesting token's live rights (I9)
     approval: {
       url: (id) => parts.pageUrl(`/approvals/${encodeURIComponent(id)}`),
       connectionOf: parts.credentials.connectionById,
     },
-    replay: { store: stores.replay, ...(parts.replayLeaseMs ? { leaseMs: parts.replayLeaseMs } : {}) },
+    replay: { store: stores.replay, ...lease },
     unitOfWork: stores.unitOfWork,
     rate: {
       store: stores.rateBuckets,

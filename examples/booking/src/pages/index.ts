@@ -1,4 +1,6 @@
+import { ToolError } from '@gatehousejs/core';
 import { Hono } from 'hono';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../api/http.js';
 import type { BookingApp } from '../app.js';
 import { approvalRoutes } from './approvals.js';
 import { PAGES_CSS } from './assets.js';
@@ -43,6 +45,16 @@ function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
   consentRoutes(pages, app);
   pages.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
   pages.onError((error, c) => {
+    if (ToolError.is(error) && (error.code === 'store_unavailable' || error.code === 'outcome_unknown')) {
+      app.logger.warn({ event: 'pages', code: error.code }, 'page met a database outage');
+      return errorPage(
+        c,
+        503,
+        'Temporarily unavailable',
+        'The database did not answer; nothing was changed. Try again in a moment.',
+        { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) },
+      );
+    }
     app.logger.error({ event: 'pages', error_type: error.name }, 'page failed');
     return errorPage(
       c,
