@@ -38,7 +38,11 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
     'test/telemetryExport.test.ts',
     'test/oauthMetadataHttps.test.ts',
     'test/oauthRestart.test.ts',
+    'test/replicas/postgresStop.test.ts',
+    'test/crashRetry.test.ts',
+    'test/outageAnswers.test.ts',
   ],
+  repo: ['test/throwawayPostgres.test.ts'],
 };
 
 /**
@@ -120,5 +124,5 @@ export default [
   ...split('booking', './examples/booking', [BROWSER_TESTS]),
   browserProject(),
   project('docs', './docs', ['**/*.test.ts']),
-  project('repo', '.', ['test/**/*.test.ts']),
+  ...split('repo', '.'),
 ];

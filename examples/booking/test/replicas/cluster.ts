@@ -1,8 +1,9 @@
 /**
  * Several booking server processes (the real entry point, bundled) on one
- * database: PostgreSQL reached through a TCP proxy the test owns, or one
- * SQLite file. Requests are spread over the replicas by the tests; tokens
- * are minted and switches flipped with the booking CLI, as an operator would.
+ * database: PostgreSQL reached through a TCP proxy the test owns (or
+ * directly, when the test owns the server itself), or one SQLite file.
+ * Requests are spread over the replicas by the tests; tokens are minted and
+ * switches flipped with the booking CLI, as an operator would.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,7 +37,7 @@ export type Store =
 
 export interface Cluster {
   readonly replicas: readonly Replica[];
-  /** Between the replicas and PostgreSQL (absent on SQLite). */
+  /** Between the replicas and PostgreSQL (absent on SQLite and with `direct`). */
   readonly proxy: TcpProxy | undefined;
   /** The replica for the `i`-th request: round robin over the live ones. */
   at(i: number): Replica;
@@ -54,6 +55,11 @@ export interface ClusterOptions {
   readonly store: Store;
   /** Extra environment of the server processes (rate limits, shutdown deadlines). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * PostgreSQL at `store.url` itself, without a proxy between (default false):
+   * for a server the test may stop, start and cut connections of on its own.
+   */
+  readonly direct?: boolean;
 }
 
 let bundles: { main: string; cli: string; dir: string } | undefined;
@@ -115,12 +121,13 @@ function startReplica(env: Record<string, string>): Promise<Replica> {
 
 /**
  * Starts `count` replicas on `store`: the first alone (it migrates and
- * seeds), the rest at once. PostgreSQL is reached through a fresh proxy.
+ * seeds), the rest at once. PostgreSQL is reached through a fresh proxy,
+ * or at `store.url` with `direct`.
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const { store } = options;
   const proxy =
-    store.engine === 'postgres'
+    store.engine === 'postgres' && !options.direct
       ? await startTcpProxy({
           host: new URL(store.url).hostname,
           port: Number(new URL(store.url).port || 5432),

@@ -39,7 +39,7 @@ describe.skipIf(!available)('three replicas on one PostgreSQL database', () => {
       store: { engine: 'postgres', url: database.url },
       env: {
         BOOKING_RATE_LIMITS: REPLICA_RATE_LIMITS,
-        BOOKING_REPLAY_LEASE_MS: '2000',
+        BOOKING_REPLAY_LEASE_MS: '7000',
         // A load balancer's grace: the replica keeps accepting while readiness fails.
         SHUTDOWN_DRAIN_DELAY_MS: '2000',
         SHUTDOWN_DEADLINE_MS: '30000',

@@ -46,7 +46,7 @@ describe('three replicas on one SQLite file', () => {
         // As on PostgreSQL: a call refused when the file was busy at BEGIN keeps its claim
         // (its release needs the same lock) until the lease ends; the clients retry for ~30 s,
         // so the lease must end well within that, and takeovers are fenced (exactly once).
-        BOOKING_REPLAY_LEASE_MS: '2000',
+        BOOKING_REPLAY_LEASE_MS: '7000',
       },
     });
     count = async (sql, ...params) => {
