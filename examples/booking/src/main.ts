@@ -42,18 +42,21 @@ function publicUrlOf(): string | undefined {
 
 /**
  * On SIGTERM or SIGINT: readiness fails, and after SHUTDOWN_DRAIN_DELAY_MS
- * (default 0) the server stops accepting; requests in flight finish within
- * SHUTDOWN_DEADLINE_MS (default 10 s), then the database closes, buffered
- * telemetry is exported, and the process exits 0.
+ * (default 0) new requests get 503 with Retry-After; after SHUTDOWN_GRACE_MS
+ * more (default 1 s) the server stops accepting; requests in flight finish
+ * within SHUTDOWN_DEADLINE_MS (default 10 s), then the database closes,
+ * buffered telemetry is exported, and the process exits 0.
  */
 function stopGracefully(app: BookingApp, serving: Serving, telemetry: BookingTelemetry | undefined): void {
   const drainDelayMs = millisecondsOf('SHUTDOWN_DRAIN_DELAY_MS', 0);
+  const graceMs = millisecondsOf('SHUTDOWN_GRACE_MS', 1_000);
   const deadlineMs = millisecondsOf('SHUTDOWN_DEADLINE_MS', 10_000);
   const stop = async (signal: NodeJS.Signals) => {
-    app.logger.info({ event: 'shutdown', signal, drain_delay_ms: drainDelayMs }, 'shutting down');
+    const delays = { drain_delay_ms: drainDelayMs, grace_ms: graceMs };
+    app.logger.info({ event: 'shutdown', signal, ...delays }, 'shutting down');
     let code = 0;
     try {
-      const report = await serving.shutdown({ drainDelayMs, deadlineMs });
+      const report = await serving.shutdown({ drainDelayMs, graceMs, deadlineMs });
       app.logger.info({ event: 'shutdown', ...report }, 'stopped serving');
       await app.close();
     } catch (error) {

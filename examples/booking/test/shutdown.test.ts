@@ -2,11 +2,13 @@
  * Graceful shutdown of the real server process (`src/main.ts`, bundled): a
  * burst of MCP calls is on the wire when SIGTERM arrives; every one gets its
  * complete answer, readiness fails while draining, the process exits 0, and
- * every write it acknowledged is in the database file afterwards.
+ * every write it acknowledged is in the database file afterwards. Clients on
+ * kept-alive connections that keep writing through the shutdown see no
+ * reset: each call is acknowledged and stored, or answered 503 and not run.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,8 +35,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * delay covers connections the busy process has not accepted or read yet when the signal comes:
  * once it stops accepting, those would be reset.
  */
-const start = (file: string): Promise<RunningBooking> =>
-  spawnBooking(script, file, { SHUTDOWN_DRAIN_DELAY_MS: '2000', SHUTDOWN_DEADLINE_MS: '10000' });
+const start = (file: string, env: Record<string, string> = {}): Promise<RunningBooking> =>
+  spawnBooking(script, file, { SHUTDOWN_DRAIN_DELAY_MS: '2000', SHUTDOWN_DEADLINE_MS: '10000', ...env });
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -54,26 +56,35 @@ interface Sent {
   readonly answer: Promise<Answer>;
 }
 
-/** One raw 2026-07-28 tools/call on its own connection, over node:http so the test knows when it is sent. */
-function callTool(url: URL, token: string, id: number, name: string, args: object): Sent {
-  const body = JSON.stringify({
+const callHeaders = (token: string, name: string) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': name,
+  authorization: `Bearer ${token}`,
+});
+
+const callBody = (id: number, name: string, args: object) =>
+  JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
     params: { name, arguments: args, _meta: META },
   });
-  const req = httpRequest(url, {
-    method: 'POST',
-    agent: false,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      authorization: `Bearer ${token}`,
-    },
-  });
+
+/** The JSON-RPC message of an answer's `text`: plain JSON or the SSE `data:` line. */
+const messageIn = (headers: IncomingHttpHeaders, text: string): Answer['message'] =>
+  JSON.parse(
+    String(headers['content-type']).includes('text/event-stream')
+      ? (/^data: (.*)$/m.exec(text)?.[1] ?? 'null')
+      : text,
+  );
+
+/** One raw 2026-07-28 tools/call on its own connection, over node:http so the test knows when it is sent. */
+function callTool(url: URL, token: string, id: number, name: string, args: object): Sent {
+  const body = callBody(id, name, args);
+  const req = httpRequest(url, { method: 'POST', agent: false, headers: callHeaders(token, name) });
   const written = new Promise<void>((resolve) => req.once('finish', () => resolve()));
   const answer = new Promise<Answer>((resolve, reject) => {
     req.once('response', (res) => {
@@ -83,11 +94,8 @@ function callTool(url: URL, token: string, id: number, name: string, args: objec
         text += chunk;
       });
       res.once('end', () => {
-        const data = String(res.headers['content-type']).includes('text/event-stream')
-          ? (/^data: (.*)$/m.exec(text)?.[1] ?? 'null')
-          : text;
         try {
-          resolve({ status: res.statusCode ?? 0, message: JSON.parse(data) as Answer['message'] });
+          resolve({ status: res.statusCode ?? 0, message: messageIn(res.headers, text) });
         } catch (error) {
           reject(error);
         }
@@ -117,6 +125,87 @@ function bookingIds(file: string): Set<string> {
   }
 }
 
+/** The prices (in minor units, from `from` up) of the bookings in `file`, read by its own handle. */
+function pricesStored(file: string, from: number): Set<number> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT price_minor AS p FROM bookings WHERE price_minor >= ?').all(from);
+    return new Set((rows as { p: number }[]).map((r) => r.p));
+  } finally {
+    db.close();
+  }
+}
+
+/** One whole answer a kept-alive client got, for the booking priced `price`. */
+interface Exchange extends Answer {
+  readonly price: number;
+  readonly headers: IncomingHttpHeaders;
+  /** `performance.now()` when the call was sent. */
+  readonly sentAt: number;
+}
+
+/** The first price of the kept-alive clients' bookings; each call's price is its key in the table. */
+const FIRST_PRICE = 20_000;
+/** The kept-alive test's drain delay and grace: served, then refused, then the listener closes. */
+const DRAIN_MS = 300;
+const GRACE_MS = 1_000;
+
+/** One `create_booking` through `agent`, priced `price` minor units (and starting on its own day). */
+function createBooking(server: RunningBooking, agent: Agent, price: number): Promise<Exchange> {
+  const sentAt = performance.now();
+  const args = {
+    customer_id: 'cu_grace',
+    starts_at: berlin(100 + price - FIRST_PRICE, '11:00'),
+    duration_minutes: 30,
+    price: { minor_units: price, currency: 'EUR' },
+  };
+  const headers = callHeaders(server.token, 'create_booking');
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(server.url, { method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.once('end', () => {
+        try {
+          const message = messageIn(res.headers, text);
+          resolve({ price, status: res.statusCode ?? 0, headers: res.headers, message, sentAt });
+        } catch (error) {
+          reject(error);
+        }
+      });
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end(callBody(price - FIRST_PRICE + 1, 'create_booking', args));
+  });
+}
+
+/**
+ * A client on one kept-alive connection (maxSockets 1) creating bookings back
+ * to back until `done()`; `answers` and `errors` fill as it goes, `ended`
+ * resolves when it stopped (at `done()` or its first error).
+ */
+function keepAliveClient(server: RunningBooking, done: () => boolean, nextPrice: () => number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const answers: Exchange[] = [];
+  const errors: string[] = [];
+  const ended = (async () => {
+    while (!done()) {
+      const price = nextPrice();
+      try {
+        answers.push(await createBooking(server, agent, price));
+      } catch (error) {
+        errors.push(`${price}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        break;
+      }
+    }
+    agent.destroy();
+  })();
+  return { answers, errors, ended };
+}
+
 /** Runs `body`; a failure carries the end of the server's output, to tell a crash from a refusal. */
 async function withOutput(server: RunningBooking, body: () => Promise<void>): Promise<void> {
   try {
@@ -133,7 +222,69 @@ describe('the booking server process on SIGTERM', () => {
     const server = await start(file);
     await withOutput(server, () => burstThenSigterm(server, file));
   });
+
+  it('answers 16 kept-alive clients writing through the shutdown without a reset, and stores exactly the bookings it acknowledged', async () => {
+    const file = join(dir, 'keepalive.db');
+    const server = await start(file, {
+      SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      SHUTDOWN_DEADLINE_MS: '5000',
+      BOOKING_RATE_LIMITS: JSON.stringify({ write: { capacity: 100_000, refillPerSecond: 1_000 } }),
+    });
+    await withOutput(server, () => keepAliveWritesThroughSigterm(server, file));
+  });
 });
+
+async function keepAliveWritesThroughSigterm(server: RunningBooking, file: string): Promise<void> {
+  let stopAt = Number.POSITIVE_INFINITY;
+  let price = FIRST_PRICE;
+  const clients = Array.from({ length: 16 }, () =>
+    keepAliveClient(
+      server,
+      () => performance.now() >= stopAt,
+      () => price++,
+    ),
+  );
+  for (let i = 0; i < 500 && !clients.every((c) => c.answers.length >= 2); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  expect(clients.map((c) => c.answers.length >= 2)).toEqual(Array(16).fill(true));
+  const signalled = performance.now();
+  // the listener closes when the grace ends, counted from when the process takes the signal, and a
+  // connection it has not taken in by then is reset: the clients stop 200 ms before
+  stopAt = signalled + DRAIN_MS + GRACE_MS - 200;
+  server.child.kill('SIGTERM');
+  await Promise.all(clients.map((c) => c.ended));
+
+  expect(clients.flatMap((c) => c.errors)).toEqual([]);
+  expect(await server.exited).toBe(0);
+  const answers = clients.flatMap((c) => c.answers);
+  const acknowledged = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status !== 200);
+  for (const answer of acknowledged) {
+    expect(answer.message.error).toBeUndefined();
+    expect(answer.message.result?.structuredContent?.status).toBe('ok');
+  }
+  for (const answer of refused) {
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.message.error).toMatchObject({ code: -32053, data: { status: 503 } });
+  }
+  // served while draining, then refused during the grace, on every client
+  expect(acknowledged.some((a) => a.sentAt > signalled)).toBe(true);
+  for (const { answers: own } of clients) expect(own.some((a) => a.status === 503)).toBe(true);
+
+  const ids = acknowledged.map(
+    (a) => (a.message.result?.structuredContent?.result as { id?: string } | undefined)?.id ?? '',
+  );
+  const stored = bookingIds(file);
+  for (const id of ids) expect(stored.has(id)).toBe(true);
+  const prices = pricesStored(file, FIRST_PRICE);
+  const byValue = (a: number, b: number) => a - b;
+  expect([...prices].sort(byValue)).toEqual(acknowledged.map((a) => a.price).sort(byValue));
+  for (const answer of refused) expect(prices.has(answer.price)).toBe(false);
+}
 
 async function burstThenSigterm(server: RunningBooking, file: string): Promise<void> {
   expect(await readiness(server.url)).toEqual([200, 'ready']);

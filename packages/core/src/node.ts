@@ -96,14 +96,16 @@ export interface Listening extends AsyncDisposable {
   /** Drops open connections and stops listening; calling it again (or disposing) is a no-op. */
   close(): Promise<void>;
   /**
-   * Stops gracefully: `/readyz` answers 503 at once; after `drainDelayMs`
-   * (default 0) the server stops accepting connections, a request arriving
-   * on a kept-alive connection gets 503 with `Retry-After` and
-   * `Connection: close`, every request in flight gets its full answer, and
-   * idle connections close; after `deadlineMs` more (default 10 s) whatever
-   * is still open is cut. Resolves with how many requests finished and how
-   * many were cut. Calling it again returns the same promise; `close()`
-   * during it cuts at once. Bad options reject with a `ConfigurationError`.
+   * Stops gracefully: `/readyz` answers 503 at once and requests are served
+   * as before; after `drainDelayMs` (default 0) every new request, on a new
+   * or a kept-alive connection, gets 503 with `Retry-After` and
+   * `Connection: close` and nothing runs for it, while nothing is closed;
+   * after `graceMs` more (default 1 s) the server stops listening and idle
+   * connections close; every request in flight gets its full answer, and
+   * after `deadlineMs` more (default 10 s) whatever is still open is cut.
+   * Resolves with how many requests finished and how many were cut. Calling
+   * it again returns the same promise; `close()` during it cuts at once.
+   * Bad options reject with a `ConfigurationError`.
    */
   shutdown(options?: ShutdownOptions): Promise<ShutdownReport>;
 }
@@ -207,12 +209,17 @@ export async function listen<TRight extends string>(
 function stopping(drain: Drain) {
   let closing: Promise<void> | undefined;
   let shuttingDown: Promise<ShutdownReport> | undefined;
-  let delay: ReturnType<typeof pause> | undefined;
+  let phase: ReturnType<typeof pause> | undefined;
+  /** Waits `ms`, or not at all once `close()` was called. */
+  const wait = (ms: number) => {
+    phase = pause(ms);
+    if (closing) phase.cancel();
+    return phase.done;
+  };
   const close = () =>
     (closing ??= (async () => {
-      drain.stop();
-      delay?.cancel();
-      const stopped = drain.stopListening();
+      phase?.cancel();
+      const stopped = drain.stop();
       drain.cutAll();
       await stopped;
     })());
@@ -226,11 +233,10 @@ function stopping(drain: Drain) {
     }
     shuttingDown = (async () => {
       drain.drain();
-      delay = pause(checked.drainDelayMs);
-      if (closing) delay.cancel();
-      await delay.done;
-      drain.stop();
-      const stopped = drain.stopListening();
+      await wait(checked.drainDelayMs);
+      drain.refuse();
+      await wait(checked.graceMs);
+      const stopped = drain.stop();
       await drain.settle(checked.deadlineMs);
       drain.cutAll();
       await stopped;

@@ -1,8 +1,10 @@
 /**
  * `listen`'s health endpoints and graceful shutdown: readiness fails at once,
- * calls in flight get their full answer, requests after the server stopped
- * accepting get 503, and the deadline cuts what never finishes.
+ * calls in flight get their full answer, requests during the grace get 503
+ * on new and kept-alive connections alike (never a reset), the listener
+ * closes after the grace, and the deadline cuts what never finishes.
  */
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -149,6 +151,78 @@ const get = async (url: URL, path: string, method = 'GET') => {
   return { status: response.status, text: await response.text(), headers: response.headers };
 };
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Exchange {
+  readonly label: string;
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  /** `performance.now()` when the request was sent. */
+  readonly sentAt: number;
+}
+
+/** One tools/call of `slow_read` over node:http through `agent`; rejects on a reset or a refused connection. */
+function post(url: URL, agent: Agent | false, label: string, id: number): Promise<Exchange> {
+  const sentAt = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers: CALL_HEADERS }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.once('end', () =>
+        resolve({ label, status: res.statusCode ?? 0, headers: res.headers, body, sentAt }),
+      );
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end(callBody(label, id));
+  });
+}
+
+/** The JSON-RPC message of an answer, plain JSON or the SSE `data:` line. */
+const messageOf = (exchange: Exchange): Record<string, unknown> =>
+  JSON.parse(
+    String(exchange.headers['content-type']).includes('text/event-stream')
+      ? (/^data: (.*)$/m.exec(exchange.body)?.[1] ?? 'null')
+      : exchange.body,
+  );
+
+/**
+ * A client on one kept-alive connection (maxSockets 1) sending calls back to
+ * back until `done()`; `answers` and `errors` fill as it goes, `ended` resolves
+ * when it stopped (at `done()` or its first error).
+ */
+function keepAliveClient(url: URL, name: string, done: () => boolean) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const answers: Exchange[] = [];
+  const errors: string[] = [];
+  const ended = (async () => {
+    for (let n = 1; !done(); n++) {
+      try {
+        answers.push(await post(url, agent, `${name}-${n}`, n));
+      } catch (error) {
+        errors.push(`${name}-${n}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        break;
+      }
+    }
+    agent.destroy();
+  })();
+  return { answers, errors, ended };
+}
+
+/** Asserts `exchange` is the shutdown's 503: `Retry-After`, `Connection: close`, JSON-RPC `-32053`. */
+function expectRefused(exchange: Exchange): void {
+  expect(exchange.status).toBe(503);
+  expect(exchange.headers['retry-after']).toBe('5');
+  expect(exchange.headers.connection).toBe('close');
+  expect(messageOf(exchange)).toMatchObject({
+    error: { code: -32053, data: { status: 503, retry_after_seconds: 5 } },
+  });
+}
+
 describe('listen health endpoints', () => {
   it('answers /healthz 200 ok and /readyz by the ready probe, before the host handler and without auth', async () => {
     const app = slowServer();
@@ -219,7 +293,7 @@ describe('Listening.shutdown', () => {
     raw.socket.write('GET /api/stream HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => app.started.length === 5 && raw.received().includes('first part'), 'calls in flight');
 
-    const shutdown = served.shutdown({ drainDelayMs: 300, deadlineMs: 5_000 });
+    const shutdown = served.shutdown({ drainDelayMs: 300, graceMs: 0, deadlineMs: 5_000 });
     expect(served.shutdown()).toBe(shutdown);
     // during the drain delay: not ready, still alive, still accepting
     expect(await get(served.url, '/readyz')).toMatchObject({ status: 503, text: 'draining' });
@@ -266,8 +340,9 @@ describe('Listening.shutdown', () => {
     );
     await until(() => app.started.length === 1, 'the call to start');
     const began = performance.now();
-    expect(await served.shutdown({ deadlineMs: 200 })).toEqual({ finished: 0, cut: 1 });
-    expect(performance.now() - began).toBeGreaterThanOrEqual(190);
+    // the deadline counts from the end of the grace, when the server stops listening
+    expect(await served.shutdown({ graceMs: 100, deadlineMs: 200 })).toEqual({ finished: 0, cut: 1 });
+    expect(performance.now() - began).toBeGreaterThanOrEqual(290);
     expect(await stuck).toBe('cut');
     expect(app.finished).toEqual([]);
   });
@@ -286,16 +361,85 @@ describe('Listening.shutdown', () => {
     expect(await stuck).toBe('cut');
 
     const idle = await listen(slowServer().server);
-    expect(await idle.shutdown()).toEqual({ finished: 0, cut: 0 });
+    expect(await idle.shutdown({ graceMs: 0 })).toEqual({ finished: 0, cut: 0 });
     await idle.close();
   });
 
   it('rejects bad options with a ConfigurationError and keeps serving', async () => {
     const app = slowServer();
     await using served = await listen(app.server);
-    for (const options of [{ drainDelayMs: -1 }, { deadlineMs: 1.5 }, { deadlineMs: Number.NaN }]) {
+    const bad = [{ drainDelayMs: -1 }, { deadlineMs: 1.5 }, { deadlineMs: Number.NaN }, { graceMs: -1 }];
+    for (const options of [...bad, { graceMs: 2 ** 31 }]) {
       await expect(served.shutdown(options)).rejects.toSatisfy(ConfigurationError.is);
     }
     expect(await get(served.url, '/readyz')).toMatchObject({ status: 200, text: 'ready' });
+  });
+
+  it('answers 16 kept-alive clients sending through the shutdown without a reset: 200 while draining, 503 during the grace', async () => {
+    const app = slowServer();
+    app.release();
+    const served = await listen(app.server);
+    const DRAIN = 300;
+    const GRACE = 1_000;
+    let graceEnds = Number.POSITIVE_INFINITY;
+    // the listener closes when the grace ends, and a connection it has not taken in by then is
+    // reset; the clients share this busy process with the server, so a call's connect can lag the
+    // call itself: they stop 200 ms before the end
+    const done = () => performance.now() >= graceEnds - 200;
+    const results = Array.from({ length: 16 }, (_, i) => keepAliveClient(served.url, `c${i}`, done));
+    await until(() => results.every((r) => r.answers.length >= 2), 'every client to be sending');
+    const began = performance.now();
+    graceEnds = began + DRAIN + GRACE;
+    const report = await served.shutdown({ drainDelayMs: DRAIN, graceMs: GRACE, deadlineMs: 5_000 });
+    await Promise.all(results.map((r) => r.ended));
+
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    const answers = results.flatMap((r) => r.answers);
+    const served200 = answers.filter((a) => a.status === 200);
+    for (const answer of served200) {
+      expect(messageOf(answer)).toMatchObject({
+        result: { structuredContent: { result: { label: answer.label } } },
+      });
+    }
+    for (const answer of answers.filter((a) => a.status !== 200)) expectRefused(answer);
+    // every run was answered 200; nothing answered 503 ran
+    expect([...app.started].sort()).toEqual(served200.map((a) => a.label).sort());
+    expect([...app.finished].sort()).toEqual(served200.map((a) => a.label).sort());
+    for (const { answers: own } of results) {
+      expect(own.some((a) => a.status === 200 && a.sentAt > began)).toBe(true);
+      expect(own.some((a) => a.status === 503)).toBe(true);
+    }
+    expect(report.cut).toBe(0);
+    expect(report.finished).toBeGreaterThanOrEqual(served200.filter((a) => a.sentAt > began).length);
+    expect(served.http.listening).toBe(false);
+  });
+
+  it('keeps accepting connections and kept-alive ones open during the grace, answering 503, and refuses connections after it', async () => {
+    const app = slowServer();
+    app.release();
+    const served = await listen(app.server, { fetch: () => new Response('host') });
+    const kept = await rawSocket(served.url);
+    kept.socket.write('GET /api/first HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await until(() => kept.received().endsWith('host\r\n0\r\n\r\n'), 'the first answer');
+
+    const shutdown = served.shutdown({ drainDelayMs: 0, graceMs: 400, deadlineMs: 1_000 });
+    await sleep(100);
+    expectRefused(await post(served.url, false, 'fresh', 1));
+    const host = await get(served.url, '/api/other');
+    expect(host).toMatchObject({ status: 503, text: 'The server is shutting down; retry shortly.' });
+    expect(host.headers.get('retry-after')).toBe('5');
+    expect(served.http.listening).toBe(true);
+
+    // the idle kept-alive connection was left open: its next request gets 503, then it closes
+    kept.socket.write(rawPost('/mcp', callBody('kept', 2)));
+    await kept.closed;
+    const refused = kept.received().split(/(?=HTTP\/1\.1 )/)[1] ?? '';
+    expect(refused).toMatch(/^HTTP\/1\.1 503/);
+    expect(refused).toMatch(/connection: close/i);
+
+    expect(await shutdown).toEqual({ finished: 0, cut: 0 });
+    expect(served.http.listening).toBe(false);
+    await expect(post(served.url, false, 'after', 3)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(app.started).toEqual([]);
   });
 });
