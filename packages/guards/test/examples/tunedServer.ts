@@ -22,7 +22,8 @@ export function tunedServer(product = bookingProduct()) {
       store: new MemoryReplayStore(), // replicas share one store
       windowMs: 5 * 60_000, // a re-send without idempotency_key is answered for 5 minutes
       keyedWindowMs: 24 * 3_600_000, // a re-send with the same idempotency_key for 24 hours
-      leaseMs: 60_000, // how long a running call holds its claim
+      leaseMs: 10_000, // how long a claim lasts without a renewal
+      renewMs: 2_000, // how often a running call renews it (a heartbeat)
       waitMs: 0, // an identical call in flight gets still_running at once
     },
     unitOfWork: separateCommits(),
