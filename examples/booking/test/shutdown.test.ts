@@ -8,7 +8,7 @@
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +81,25 @@ const messageIn = (headers: IncomingHttpHeaders, text: string): Answer['message'
       : text,
   );
 
+/** Reads a response to its end: its status, headers and JSON-RPC message. */
+function readAnswer(res: IncomingMessage): Promise<Answer & { readonly headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    res.once('end', () => {
+      try {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, message: messageIn(res.headers, text) });
+      } catch (error) {
+        reject(error);
+      }
+    });
+    res.once('error', reject);
+  });
+}
+
 /** One raw 2026-07-28 tools/call on its own connection, over node:http so the test knows when it is sent. */
 function callTool(url: URL, token: string, id: number, name: string, args: object): Sent {
   const body = callBody(id, name, args);
@@ -88,19 +107,7 @@ function callTool(url: URL, token: string, id: number, name: string, args: objec
   const written = new Promise<void>((resolve) => req.once('finish', () => resolve()));
   const answer = new Promise<Answer>((resolve, reject) => {
     req.once('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.once('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, message: messageIn(res.headers, text) });
-        } catch (error) {
-          reject(error);
-        }
-      });
-      res.once('error', reject);
+      readAnswer(res).then(({ status, message }) => resolve({ status, message }), reject);
     });
     req.once('error', reject);
   });
@@ -162,20 +169,7 @@ function createBooking(server: RunningBooking, agent: Agent, price: number): Pro
   const headers = callHeaders(server.token, 'create_booking');
   return new Promise((resolve, reject) => {
     const req = httpRequest(server.url, { method: 'POST', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.once('end', () => {
-        try {
-          const message = messageIn(res.headers, text);
-          resolve({ price, status: res.statusCode ?? 0, headers: res.headers, message, sentAt });
-        } catch (error) {
-          reject(error);
-        }
-      });
-      res.once('error', reject);
+      readAnswer(res).then((answer) => resolve({ ...answer, price, sentAt }), reject);
     });
     req.once('error', reject);
     req.end(callBody(price - FIRST_PRICE + 1, 'create_booking', args));

@@ -2,6 +2,7 @@
 // pools, as replicas sharing one database would make them, and a lease that
 // ran out and was taken over by another replica.
 import { randomUUID } from 'node:crypto';
+import type { PendingAction } from '@gatehousejs/core';
 import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -28,6 +29,22 @@ function handClock() {
     },
   };
 }
+
+/** The one pending action the races fight over. */
+const PENDING: PendingAction = {
+  id: 'pa1',
+  tokenHash: 'h1',
+  connectionId: 'c1',
+  tenantId: 't1',
+  tool: 'mail_visitor',
+  arguments: { slot: 's1' },
+  argumentsDigest: 'd',
+  contentHash: 'c',
+  summary: 'mail the visitor of s1',
+  createdAt: 0,
+  expiresAt: 60_000,
+  status: 'pending',
+};
 
 describe.skipIf(!available)('PostgreSQL stores under races between connections', () => {
   let database: TestDatabase;
@@ -59,20 +76,7 @@ describe.skipIf(!available)('PostgreSQL stores under races between connections',
   });
 
   it('moves a pending action for exactly one of 200 concurrent transitions', async () => {
-    await new PostgresPendingActionStore(database.pool).insert({
-      id: 'pa1',
-      tokenHash: 'h1',
-      connectionId: 'c1',
-      tenantId: 't1',
-      tool: 'mail_visitor',
-      arguments: { slot: 's1' },
-      argumentsDigest: 'd',
-      contentHash: 'c',
-      summary: 'mail the visitor of s1',
-      createdAt: 0,
-      expiresAt: 60_000,
-      status: 'pending',
-    });
+    await new PostgresPendingActionStore(database.pool).insert(PENDING);
     const moved = await spread(200, (pool) =>
       new PostgresPendingActionStore(pool).transition('pa1', ['pending', 'approved'], 'claimed'),
     );
@@ -82,20 +86,7 @@ describe.skipIf(!available)('PostgreSQL stores under races between connections',
   });
 
   it('claims a pending action for exactly one of 200 concurrent claims from separate clients, then lets exactly one take over its lapsed claim', async () => {
-    await new PostgresPendingActionStore(database.pool).insert({
-      id: 'pa1',
-      tokenHash: 'h1',
-      connectionId: 'c1',
-      tenantId: 't1',
-      tool: 'mail_visitor',
-      arguments: { slot: 's1' },
-      argumentsDigest: 'd',
-      contentHash: 'c',
-      summary: 'mail the visitor of s1',
-      createdAt: 0,
-      expiresAt: 60_000,
-      status: 'pending',
-    });
+    await new PostgresPendingActionStore(database.pool).insert(PENDING);
     const race = async (expiresAt: number, now: number) => {
       const fences = Array.from({ length: 200 }, () => randomUUID());
       const won = await spread(200, (pool, i) =>
