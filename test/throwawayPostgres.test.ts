@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { answers } from '../packages/stores/test/fixtures/postgres.js';
 import { startThrowawayPostgres, throwawayPostgresAvailable } from './throwawayPostgres.js';
 
 /** Connects a client to `url` as `applicationName`; errors of a lost connection are collected, not thrown. */
@@ -11,20 +12,6 @@ async function connect(url: string, applicationName = 'throwaway-test') {
   await client.connect();
   return { client, errors };
 }
-
-const answers = async (url: string): Promise<boolean> => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-};
 
 describe.skipIf(!throwawayPostgresAvailable())('startThrowawayPostgres', () => {
   it('starts a PostgreSQL 15 cluster of its own on a loopback port within a few seconds', async () => {
