@@ -23,7 +23,7 @@ import { bundleChild } from '../../../test/childBundle.js';
 import { metadataDocument, pkce, REDIRECT_URI, redeemCode } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { bookingEnv, countIn, type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
-import { PagesBrowser } from './pagesClient.js';
+import { hiddenFieldsIn, PagesBrowser } from './pagesClient.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -177,13 +177,6 @@ async function signedIn(): Promise<PagesBrowser> {
 }
 
 /** The hidden fields of a page's form but the CSRF token (the browser sends that), as a browser submits them. */
-function hiddenFields(html: string): Record<string, string> {
-  const inputs = html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g);
-  return Object.fromEntries(
-    [...inputs].filter(([, name]) => name !== 'csrf').map(([, name, value]) => [name, value]),
-  );
-}
-
 describe('a metadata-document client served over HTTPS on loopback', () => {
   it('is fetched over verified TLS, consented to through the pages, and its token calls MCP', async () => {
     const browser = await signedIn();
@@ -196,7 +189,7 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
     const page = await browser.get(consentPath);
     expect(page.status).toBe(200);
     expect(page.text).toContain('<strong data-client-name>Metadata Desktop</strong>');
-    const fields = { ...hiddenFields(page.text), decision: 'grant', rights: ['bookings.read'] };
+    const fields = { ...hiddenFieldsIn(page.text), decision: 'grant', rights: ['bookings.read'] };
     const posted = await browser.post(consentPath, fields);
     expect(posted.status, posted.text).toBe(303);
     const resumed = await browser.get(new URL(posted.headers.get('location') ?? '', booking.url).pathname);

@@ -23,7 +23,7 @@ import {
 } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
-import { PagesBrowser, passwordOf } from './pagesClient.js';
+import { hiddenFieldsIn, PagesBrowser, passwordOf } from './pagesClient.js';
 
 let template: string;
 beforeAll(async () => {
@@ -260,6 +260,7 @@ describe('the consent page', () => {
     expect(page.text).toContain('data-not-held="bookings.write"');
     expect(page.text).not.toContain('value="bookings.write"');
     const posted = await scene.browser.post(path, {
+      ...hiddenFieldsIn(page.text),
       decision: 'grant',
       rights: ['bookings.read', 'bookings.write'],
     });

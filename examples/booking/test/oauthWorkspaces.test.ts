@@ -23,7 +23,7 @@ import {
 } from './fixtures/oauthFlow.js';
 import { rawClient } from './fixtures/raw.js';
 import { seededTemplate, type TestApp, testApp } from './fixtures/testApp.js';
-import { PagesBrowser, passwordOf } from './pagesClient.js';
+import { hiddenFieldsIn, PagesBrowser, passwordOf } from './pagesClient.js';
 
 let template: string;
 beforeAll(async () => {
@@ -100,17 +100,19 @@ describe('the consent page for a person of several workspaces', () => {
     const scene = await sceneOf(t);
     const flow = await startFlow(scene);
     const first = await scene.browser.get(flow.path);
-    expect(first.text).toContain('data-form="workspace"');
-    expect(first.text).toContain('<option value="ws_acme" selected>Acme Heating (owner)</option>');
-    expect(first.text).toContain('Globex Plumbing (viewer)');
+    expect(first.text).toContain('data-workspace>Acme Heating</strong>');
+    expect(first.text).toContain(
+      `<a data-workspace-link="ws_globex" href="${flow.path}?workspace=ws_globex">Globex Plumbing (viewer)</a>`,
+    );
+    expect(first.text).not.toContain('<select name="workspace"');
     const picked = await scene.browser.get(`${flow.path}?workspace=ws_globex`);
     expect(picked.status).toBe(200);
     expect(picked.text).toContain('data-workspace>Globex Plumbing</strong>');
     expect(picked.text).toContain('<input type="hidden" name="workspace" value="ws_globex">');
+    expect(picked.text).toContain('Allow for Globex Plumbing');
 
-    const back = await consent(scene, flow.path, {
+    const back = await consent(scene, `${flow.path}?workspace=ws_globex`, {
       decision: 'grant',
-      workspace: 'ws_globex',
       rights: ['bookings.read', 'customers.read'],
     });
     const token = await redeem(scene, flow, back);
@@ -137,9 +139,8 @@ describe('the consent page for a person of several workspaces', () => {
     await using t = await oauthApp();
     const scene = await sceneOf(t);
     const flow = await startFlow(scene);
-    const back = await consent(scene, flow.path, {
+    const back = await consent(scene, `${flow.path}?workspace=ws_globex`, {
       decision: 'grant',
-      workspace: 'ws_globex',
       rights: ['bookings.read'],
     });
     const token = await redeem(scene, flow, back);
@@ -173,12 +174,14 @@ describe('the consent page for a person of several workspaces', () => {
     const picked = await scene.browser.get(`${flow.path}?workspace=ws_globex`);
     expect(picked.text).not.toContain('data-not-held="bookings.read"');
     const beyond = await scene.browser.post(flow.path, {
+      ...hiddenFieldsIn(picked.text),
       decision: 'grant',
-      workspace: 'ws_globex',
       rights: ['bookings.read', 'bookings.write'],
     });
     expect(beyond.status).toBe(400);
+    expect(beyond.text).toContain('You cannot grant bookings.write in Globex Plumbing');
     const elsewhere = await scene.browser.post(flow.path, {
+      ...hiddenFieldsIn(picked.text),
       decision: 'grant',
       workspace: 'ws_nowhere',
       rights: ['bookings.read'],
@@ -194,13 +197,56 @@ describe('the consent page for a person of several workspaces', () => {
     const scene = await sceneOf(t);
     const flow = await startFlow(scene, 'p_dan');
     const page = await scene.browser.get(flow.path);
-    expect(page.text).not.toContain('data-form="workspace"');
+    expect(page.text).not.toContain('data-workspace-link');
     const posted = await scene.browser.post(flow.path, {
+      ...hiddenFieldsIn(page.text),
       decision: 'grant',
       workspace: 'ws_globex',
       rights: ['bookings.read'],
     });
     expect(posted.status).toBe(404);
     expect(await oauthCredentials(t)).toEqual([]);
+  });
+
+  it('grants only what the page showed: a workspace or rights posted unlike the page rendered them are shown again, minting nothing', async () => {
+    await using t = await oauthApp();
+    const scene = await sceneOf(t);
+    const flow = await startFlow(scene);
+    // the page showed Globex (viewer: read rights only); the post names Acme, where she holds every right
+    const globex = await scene.browser.get(`${flow.path}?workspace=ws_globex`);
+    const swapped = await scene.browser.post(flow.path, {
+      ...hiddenFieldsIn(globex.text),
+      workspace: 'ws_acme',
+      decision: 'grant',
+      rights: ['bookings.read'],
+    });
+    expect(swapped.status).toBe(409);
+    expect(swapped.text).toContain('changed since the page was shown');
+    expect(swapped.text).toContain('data-workspace>Acme Heating</strong>');
+    // a post without the page's seal (a form made by hand) is shown again too
+    const unsealed = await scene.browser.post(flow.path, {
+      decision: 'grant',
+      workspace: 'ws_acme',
+      rights: ['bookings.read'],
+    });
+    expect(unsealed.status).toBe(409);
+    // the role there changes after the page was rendered: the seal no longer matches what may be granted
+    const wider = await reachConsent(
+      scene,
+      authorizeQuery(scene, flow.clientId, pkce().challenge, { scope: 'bookings.read bookings.write' }),
+    );
+    const acme = await scene.browser.get(wider);
+    expect(acme.text).toContain('value="bookings.write" checked');
+    await t.app.people.setRole((await t.app.people.get('ws_acme', 'p_olivia'))!, 'viewer', cliActor());
+    const stale = await scene.browser.post(wider, {
+      ...hiddenFieldsIn(acme.text),
+      decision: 'grant',
+      rights: ['bookings.read'],
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('data-not-held="bookings.write"');
+    expect(await oauthCredentials(t)).toEqual([]);
+    expect(await t.count('gatehouse_audit', "action = 'token.create'")).toBe(0);
+    expect(await t.count('oauth_payloads', "model = 'Grant'")).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ const CANARY = '<script>window.__pwned=1</script>"><img src=x onerror=alert(1)>'
 
 const expectPageHeaders = (headers: Headers) => {
   expect(headers.get('content-security-policy')).toBe("default-src 'self'; frame-ancestors 'none'");
+  expect(headers.get('x-frame-options')).toBe('DENY');
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.get('referrer-policy')).toBe('same-origin');
   expect(headers.get('cache-control')).toBe('no-store');
@@ -78,7 +79,7 @@ describe('the operator pages: sign-in', () => {
     expect(tokens.text).toContain('data-form="signout"');
   });
 
-  it('sets the session cookie HttpOnly, Path=/, SameSite=Lax; Secure only over TLS', async () => {
+  it('sets the session cookie HttpOnly, Path=/, SameSite=Lax; Secure and __Host- prefixed only over TLS', async () => {
     await using t = await testApp();
     const { mcpUrl } = await t.serve();
     const b = new PagesBrowser(mcpUrl.origin);
@@ -87,11 +88,11 @@ describe('the operator pages: sign-in', () => {
     const line = signIn.cookies.find((c) => c.startsWith('booking_page='));
     expect(line).toMatch(/; HttpOnly; Path=\/; SameSite=Lax; Max-Age=\d+$/);
     expect(line).not.toContain('Secure');
-    // Over TLS (a request URL with https), the same handler adds Secure.
+    // Over TLS (a request URL with https), the same handler adds Secure and the __Host- prefix.
     const handler = createPagesHandler(t.app);
     const origin = 'https://booking.example';
     const first = await handler(new Request(`${origin}/signin`));
-    const pre = cookieFrom(first.headers.getSetCookie(), 'booking_presession');
+    const pre = cookieFrom(first.headers.getSetCookie(), '__Host-booking_presession');
     expect(first.headers.getSetCookie()[0]).toContain('; Secure');
     const body = new URLSearchParams({
       csrf: csrfIn(await first.text()) ?? '',
@@ -104,19 +105,19 @@ describe('the operator pages: sign-in', () => {
         method: 'POST',
         headers: {
           origin,
-          cookie: `booking_presession=${pre}`,
+          cookie: `__Host-booking_presession=${pre}`,
           'content-type': 'application/x-www-form-urlencoded',
         },
         body: body.toString(),
       }),
     );
     expect(tls.status).toBe(303);
-    expect(tls.headers.getSetCookie().find((c) => c.startsWith('booking_page='))).toMatch(
+    expect(tls.headers.getSetCookie().find((c) => c.startsWith('__Host-booking_page='))).toMatch(
       /; HttpOnly; Path=\/; SameSite=Lax; Secure; Max-Age=\d+$/,
     );
     // the pre-session cookie bound only the sign-in form: signing in deletes it
     expect(tls.headers.getSetCookie()).toContain(
-      'booking_presession=; HttpOnly; Path=/; SameSite=Lax; Secure; Max-Age=0',
+      '__Host-booking_presession=; HttpOnly; Path=/; SameSite=Lax; Secure; Max-Age=0',
     );
   });
 

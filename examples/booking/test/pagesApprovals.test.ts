@@ -184,4 +184,20 @@ describe('the approval page', () => {
     const detail = await b.get(path);
     expect(detail.text).toContain('&lt;script&gt;window.__pwned=1&lt;/script&gt;');
   });
+
+  it('shows every string cleaned: a bidi override in a customer’s name reaches no page (I16)', async () => {
+    await using t = await testApp();
+    const [row] = await t.rows<{ customer_id: string }>(
+      "SELECT customer_id FROM bookings WHERE id = 'bk_alan_check'",
+    );
+    const lying = 'Alan \u202Egnirut\u2066 Turing\u200B';
+    await t.exec('UPDATE customers SET name = ?, notes = ? WHERE id = ?', lying, lying, row?.customer_id);
+    const { path } = await pendingDelete(t);
+    const b = await signedInBrowser(t, 'p_olivia');
+    const detail = await b.get(path);
+    expect(detail.text).toContain('Alan gnirut Turing');
+    for (const page of [await b.get('/approvals'), detail, await b.get('/audit'), await b.get('/tokens')]) {
+      expect(page.text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B]/u);
+    }
+  });
 });

@@ -26,6 +26,18 @@ export interface PostOptions {
 /** The CSRF token in a page's forms. */
 export const csrfIn = (html: string): string | undefined => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
 
+/**
+ * The hidden fields of a page's forms but the CSRF token (which the browser
+ * adds itself): what a person's browser posts back unseen, such as the
+ * consent form's workspace and its seal of what was rendered.
+ */
+export function hiddenFieldsIn(html: string): Record<string, string> {
+  const inputs = html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g);
+  return Object.fromEntries(
+    [...inputs].filter(([, name]) => name !== 'csrf').map(([, name, value]) => [name, value]),
+  );
+}
+
 /** A cookie's value from Set-Cookie lines. */
 export const cookieFrom = (lines: readonly string[], name: string): string | undefined =>
   lines

@@ -2,26 +2,67 @@ import type { Credentials } from '@gatehousejs/access';
 import { ToolError } from '@gatehousejs/core';
 import type { Right } from '../domain/model.js';
 import { epochSeconds } from './adapter.js';
-import { GRANT_SECONDS } from './lifetimes.js';
+import { GRANT_SECONDS, INTERACTION_SECONDS } from './lifetimes.js';
 import { rightsOfScopes, TOOLSETS } from './scopes.js';
 import type { AuthorizationServer } from './server.js';
+
+/**
+ * How the authorization server knows a client, which is how far its name
+ * can be believed: registered by the operator (the name is the operator's),
+ * a Client ID Metadata Document at a URL (the name is whatever that host
+ * serves), or registered by itself through dynamic registration (the name
+ * is whatever it sent).
+ */
+export type ClientProvenance =
+  | { readonly kind: 'registered' }
+  | { readonly kind: 'metadata'; readonly host: string }
+  | { readonly kind: 'dynamic' };
 
 /** What a client asks for, as the consent page shows it. */
 export interface ConsentRequest {
   readonly uid: string;
   readonly clientId: string;
-  /** The client's own name (from its metadata), or its id; untrusted text, escaped when shown. */
+  /** The client's own name (from its metadata), or its id; untrusted text, cleaned and escaped when shown. */
   readonly clientName: string;
+  readonly provenance: ClientProvenance;
   readonly redirectUri: string;
+  /** The host (and port) the browser is sent to with the code. */
+  readonly redirectHost: string;
   /** The rights the client asks for (its scopes that are rights). */
   readonly rights: readonly Right[];
   /** Whether it asks for a refresh token (`offline_access`). */
   readonly offline: boolean;
+  /** Whether it asks for OpenID Connect (`openid`: needed for `max_age`); grants no right. */
+  readonly openid: boolean;
+  /**
+   * When the authorization request arrived, to the second (epoch ms of the
+   * second's start: the provider keeps times in whole seconds).
+   */
+  readonly requestedAt: number;
+  /** Whether the request asks the person to sign in again (`prompt=login`). */
+  readonly freshSignIn: boolean;
+  /** The `max_age` of the request in seconds: a sign-in older than that is asked again. */
+  readonly maxAgeSeconds: number | undefined;
+}
+
+const MAX_SHOWN_NAME = 100;
+
+function provenanceOf(clientId: string, issuedAt: unknown): ClientProvenance {
+  const url = clientId.startsWith('https://') ? URL.parse(clientId) : null;
+  if (url) return { kind: 'metadata', host: url.host };
+  return typeof issuedAt === 'number' ? { kind: 'dynamic' } : { kind: 'registered' };
+}
+
+function maxAgeOf(value: unknown): number | undefined {
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(seconds) && seconds >= 0 ? seconds : undefined;
 }
 
 /** The person answering, and what they grant. */
 export interface ConsentAnswer {
   readonly personId: string;
+  /** When the person signed in (epoch ms): the grant's authentication time. */
+  readonly signedInAt: number;
   readonly workspaceId: string;
   readonly rights: readonly string[];
   readonly toolset: string | null;
@@ -40,14 +81,40 @@ export async function consentRequest(
   const client = await provider.Client.find(clientId).catch(() => undefined);
   if (!client) return undefined;
   const scopes = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter(Boolean);
+  const redirectUri = typeof params.redirect_uri === 'string' ? params.redirect_uri : '';
+  const name = typeof client.clientName === 'string' && client.clientName ? client.clientName : clientId;
+  const prompts = (typeof params.prompt === 'string' ? params.prompt : '').split(' ');
   return {
     uid,
     clientId,
-    clientName: typeof client.clientName === 'string' && client.clientName ? client.clientName : clientId,
-    redirectUri: typeof params.redirect_uri === 'string' ? params.redirect_uri : '',
+    clientName: [...name].slice(0, MAX_SHOWN_NAME).join(''),
+    provenance: provenanceOf(clientId, client.clientIdIssuedAt),
+    redirectUri,
+    redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
     rights: rightsOfScopes(scopes),
     offline: scopes.includes('offline_access'),
+    openid: scopes.includes('openid'),
+    // an interaction is saved once with its lifetime, so its expiry tells when the request arrived
+    requestedAt: ((interaction.exp ?? 0) - INTERACTION_SECONDS) * 1000,
+    freshSignIn: prompts.includes('login'),
+    maxAgeSeconds: maxAgeOf(params.max_age),
   };
+}
+
+/**
+ * Whether a sign-in at `signedInAt` is recent enough for the request: after
+ * the request arrived (in a later second) when it asks for a new sign-in
+ * (`prompt=login`);
+ * within `max_age` (or after the request) when it names one; any live
+ * session otherwise.
+ */
+export function signInFreshEnough(request: ConsentRequest, signedInAt: number, now: number): boolean {
+  // the request's time is known to the second: a sign-in counts as after it from the next second on
+  const sinceRequest = signedInAt >= request.requestedAt + 1000;
+  if (request.freshSignIn) return sinceRequest;
+  if (request.maxAgeSeconds !== undefined)
+    return sinceRequest || now - signedInAt <= request.maxAgeSeconds * 1000;
+  return true;
 }
 
 /** Why a consent could not be recorded, in words for the person. */
@@ -113,8 +180,10 @@ export async function grantConsent(
     grant.rejectOIDCScope(rejected.join(' '));
   }
   if (request.offline) grant.addOIDCScope('offline_access');
+  if (request.openid) grant.addOIDCScope('openid');
   const grantId = await grant.save();
-  interaction.result = { login: { accountId: answer.personId }, consent: { grantId } };
+  const login = { accountId: answer.personId, ts: epochSeconds(answer.signedInAt), remember: false };
+  interaction.result = { login, consent: { grantId } };
   await interaction.save((interaction.exp ?? epochSeconds(now) + 60) - epochSeconds(now));
   return { returnTo: interaction.returnTo };
 }

@@ -1,9 +1,10 @@
+import { sanitizeText } from '@gatehousejs/presenters';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { BookingDb } from '../db/tables.js';
 import { RIGHTS } from '../domain/model.js';
 import { oauthAdapter } from './adapter.js';
 import type { AuthorizationKeys } from './keys.js';
-import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS } from './lifetimes.js';
+import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, INTERACTION_SECONDS } from './lifetimes.js';
 import { metadataFetch, type ProviderFetch, unguardedFetch } from './metadataFetch.js';
 
 /** How the authorization server is set up. */
@@ -32,9 +33,6 @@ export interface ProviderSettings {
   readonly onServerError?: (error: unknown) => void;
 }
 
-const HOUR = 3_600;
-const DAY = 24 * HOUR;
-
 /** The paths the provider answers, all under `/oauth` but its RFC 8414 and OIDC discovery documents. */
 export const PROVIDER_ROUTES = Object.freeze({
   authorization: '/oauth/authorize',
@@ -53,9 +51,9 @@ export const PROVIDER_ROUTES = Object.freeze({
   credential: '/oauth/credential',
 });
 
-/** A plain error page: the error code and its description, escaped, no script or remote style. */
+/** A plain error page: the error code and its description, cleaned (I16) and escaped, no script or remote style. */
 function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) {
-  const escaped = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const escaped = (text: string) => sanitizeText(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
   ctx.type = 'html';
   ctx.body = `<!doctype html><meta charset="utf-8"><title>Authorization failed</title><h1>Authorization failed</h1><p><code>${escaped(out.error)}</code></p><p>${escaped(out.error_description ?? '')}</p>`;
 }
@@ -84,11 +82,16 @@ function configuration(settings: ProviderSettings): Configuration {
     pkce: { required: () => true },
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // a token lives with its grant (the Gatehouse credential, listed and revocable), never with a
+    // browser session: the provider keeps none (see withoutProviderSession), and a second consent
+    // of the same client is a second grant beside the first, not its end
+    expiresWithSession: async () => false,
     ttl: {
       AccessToken: ACCESS_TOKEN_SECONDS,
       AuthorizationCode: 60,
-      Interaction: HOUR,
-      Session: DAY,
+      Interaction: INTERACTION_SECONDS,
+      // a session lasts one authorization: its cookie is never kept (the product's sign-in is the session)
+      Session: 600,
       Grant: GRANT_SECONDS,
       RefreshToken: GRANT_SECONDS,
     },

@@ -20,3 +20,21 @@ export function rightsOfScopes(scopes: Iterable<string>): Right[] {
   const known = new Set<string>(RIGHTS);
   return [...new Set(scopes)].filter((s): s is Right => known.has(s));
 }
+
+/** What each right lets a client do, in the words the consent page shows (the scope id beside them). */
+export const RIGHT_WORDS: Readonly<Record<Right, string>> = Object.freeze({
+  'customers.read': 'See customers: names, contact details and notes',
+  'bookings.read': 'See bookings and technicians’ schedules',
+  'bookings.write': 'Create, move and change bookings',
+  'bookings.delete': 'Delete bookings (a person approves each deletion)',
+  'customers.notify': 'Send messages to customers',
+  'technicians.page': 'Page technicians on call (a person approves each page)',
+  'alerts.manage': 'Mute the product’s alerts for a while',
+});
+
+/** What a client sees with each toolset, in words (the empty toolset: every tool its rights allow). */
+export const TOOLSET_WORDS: Readonly<Record<(typeof TOOLSETS)[number] | '', string>> = Object.freeze({
+  '': 'All tools its rights allow',
+  compact:
+    'Compact: finding and reading customers and bookings, creating and changing bookings, recent changes (fewer tools, for small models)',
+});

@@ -10,6 +10,7 @@ import { metadataHostsFromEnv, type ProviderFetch } from './metadataFetch.js';
 import { runNodeHandler } from './nodeBridge.js';
 import { STARTING_SCOPES } from './resourceMetadata.js';
 import { rightsOfScopes } from './scopes.js';
+import { withoutProviderSession, withoutProviderSessionCookies } from './sessionCookies.js';
 
 /** The authorization server's settings (from the environment by default, see {@link oauthSettingsFromEnv}). */
 export interface OAuthSettings extends KeySources {
@@ -174,11 +175,12 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     handles: (pathname) =>
       DISCOVERY.has(pathname) || (pathname.startsWith('/oauth/') && !pathname.startsWith('/oauth/consent/')),
     async fetch(incomingRequest, incoming) {
-      const request = withDefaultScope(incomingRequest);
+      const request = withDefaultScope(withoutProviderSession(incomingRequest));
       const encrypted = new URL(deps.origin()).protocol === 'https:';
       const handler = async () => (await provider()).callback();
       const socket = { encrypted, remoteAddress: incoming?.socket?.remoteAddress };
-      return runNodeHandler(handler, request, socket, { rewrite: withoutRegisteredScope });
+      const response = await runNodeHandler(handler, request, socket, { rewrite: withoutRegisteredScope });
+      return withoutProviderSessionCookies(response);
     },
     provider,
     resource,

@@ -1,9 +1,9 @@
 import type { ApprovalDecision, Approvals, ApprovalView, Approver, JsonObject } from '@gatehousejs/core';
 import type { Hono } from 'hono';
-import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
 import type { Right } from '../domain/model.js';
 import { approverOf, formOf, type PageEnv, type SignedIn, signedIn } from './context.js';
+import { html } from './html.js';
 import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
 import { flashCookie, takeFlash } from './session.js';
 

@@ -1,10 +1,10 @@
 import type { AuditRow } from '@gatehousejs/core';
 import type { Hono } from 'hono';
-import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
 import type { Membership } from '../services/people.js';
 import { type AuditFilter, readAudit } from './auditReader.js';
 import { chosenWorkspace, ownedWorkspaces, type PageContext, type PageEnv, signedIn } from './context.js';
+import { html } from './html.js';
 import { errorPage, type Html, render, utc } from './layout.js';
 
 /** Rows per page of the audit page. */

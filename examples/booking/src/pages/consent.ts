@@ -1,8 +1,16 @@
 import type { Hono } from 'hono';
-import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
-import { type ConsentRequest, consentRequest, denyConsent, grantConsent } from '../oauth/consent.js';
-import { TOOLSETS } from '../oauth/scopes.js';
+import type { Right } from '../domain/model.js';
+import {
+  type ClientProvenance,
+  type ConsentRequest,
+  consentRequest,
+  denyConsent,
+  grantConsent,
+  signInFreshEnough,
+} from '../oauth/consent.js';
+import { GRANT_SECONDS } from '../oauth/lifetimes.js';
+import { RIGHT_WORDS, TOOLSET_WORDS, TOOLSETS } from '../oauth/scopes.js';
 import type { Membership } from '../services/people.js';
 import {
   chosenWorkspace,
@@ -11,63 +19,117 @@ import {
   type PageContext,
   type PageEnv,
   type SignedIn,
+  sameSecret,
+  sha256,
   signedIn,
 } from './context.js';
-import { readCookie } from './cookies.js';
-import { csrfField, errorPage, type Html, render, seeOther } from './layout.js';
+import { INTERACTION_COOKIE, readCookie } from './cookies.js';
+import { html } from './html.js';
+import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
+
+/** The rights a person can grant in a workspace: those the client asks for that their role there holds now (I4). */
+const grantableIn = (request: ConsentRequest, workspace: Membership): Right[] => {
+  const held = new Set<string>(workspace.rights);
+  return request.rights.filter((right) => held.has(right));
+};
 
 /**
- * The workspace picker, for a person who works in several: a plain GET form
- * (no script) that reloads the page for the chosen workspace. A token is for
- * one workspace (I3); to connect the client to another, authorize again.
+ * What the page rendered, sealed with the session: the interaction, the
+ * workspace and the rights it offered there. The form posts it back, and a
+ * consent whose workspace or rights differ from the page the person saw
+ * (a field changed by hand, a role changed meanwhile) is shown again, not
+ * granted.
  */
-function workspacePicker(
+const renderedSeal = (who: SignedIn, uid: string, workspace: Membership, grantable: readonly Right[]) =>
+  sha256(`consent:${who.sessionToken}:${uid}:${workspace.workspaceId}:${[...grantable].sort().join(',')}`);
+
+const consentPath = (request: ConsentRequest) => `/oauth/consent/${encodeURIComponent(request.uid)}`;
+
+/** How the client is known, which says how far its name can be believed. */
+function provenanceText(provenance: ClientProvenance): Html {
+  switch (provenance.kind) {
+    case 'registered':
+      return html`<p data-provenance="registered">Registered by this product’s operator under this name.</p>`;
+    case 'metadata':
+      return html`<p data-provenance="metadata">It names itself in a metadata document at <strong>${provenance.host}</strong>; only that host vouches for the name.</p>`;
+    case 'dynamic':
+      return html`<p data-provenance="dynamic" class="warning">It registered itself: the name is unverified and any program could have chosen it.</p>`;
+  }
+}
+
+/** Where the browser goes with the code: the host first, in bold, then the whole address. */
+function redirectText(request: ConsentRequest): Html {
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(
+    URL.parse(request.redirectUri)?.hostname ?? '',
+  );
+  return html`<p data-redirect>After you answer, your browser goes to <strong data-redirect-host>${request.redirectHost}</strong>${loopback ? ' (a program on this computer)' : ''}: <code>${request.redirectUri}</code></p>`;
+}
+
+/**
+ * The other workspaces as links: choosing one reloads the page for it, so
+ * the workspace named on the page, its rights and the workspace posted with
+ * Allow are always the same one (a token is for one workspace, I3).
+ */
+function otherWorkspaces(
   request: ConsentRequest,
   workspaces: readonly Membership[],
   chosen: Membership,
 ): Html {
-  if (workspaces.length < 2) return html``;
-  const action = `/oauth/consent/${encodeURIComponent(request.uid)}`;
-  return html`<form data-form="workspace" method="get" action="${action}">
-  <label>Workspace <select name="workspace">${workspaces.map(
-    (w) =>
-      html`<option value="${w.workspaceId}"${w.workspaceId === chosen.workspaceId ? html` selected` : ''}>${w.name} (${w.role})</option>`,
-  )}</select></label>
-  <button type="submit">Choose</button>
-</form>`;
+  const others = workspaces.filter((w) => w.workspaceId !== chosen.workspaceId);
+  if (others.length === 0) return html``;
+  const link = (w: Membership) =>
+    html`<li><a data-workspace-link="${w.workspaceId}" href="${consentPath(request)}?workspace=${encodeURIComponent(w.workspaceId)}">${w.name} (${w.role})</a></li>`;
+  return html`<nav data-workspaces><p>Connect it to another of your workspaces instead (the page reloads with that workspace’s rights):</p><ul>${others.map(link)}</ul></nav>`;
 }
 
-function consentForm(who: SignedIn, request: ConsentRequest, chosen: Membership): Html {
-  const held = new Set<string>(chosen.rights);
-  const action = `/oauth/consent/${encodeURIComponent(request.uid)}`;
-  return html`<p>The client <strong data-client-name>${request.clientName}</strong> (<code data-client-id>${request.clientId}</code>) asks to act for you, ${who.person.name}, in the workspace <strong data-workspace>${chosen.name}</strong> through MCP. It will return to <code>${request.redirectUri}</code>.</p>
-<form data-form="consent" method="post" action="${action}">
+function rightLine(right: Right, grantable: boolean, workspace: Membership): Html {
+  const words = html`${RIGHT_WORDS[right]} <code>${right}</code>`;
+  return grantable
+    ? html`<label><input type="checkbox" name="rights" value="${right}" checked> ${words}</label>`
+    : html`<p data-not-held="${right}">${words}: you do not hold this right in ${workspace.name}, so it cannot be granted.</p>`;
+}
+
+function consentForm(
+  who: SignedIn,
+  request: ConsentRequest,
+  chosen: Membership,
+  grantable: readonly Right[],
+  now: number,
+): Html {
+  const until = utc(now + GRANT_SECONDS * 1000);
+  return html`<form data-form="consent" method="post" action="${consentPath(request)}">
   ${csrfField(who.csrf)}
   <input type="hidden" name="workspace" value="${chosen.workspaceId}">
-  <fieldset><legend>Rights it asks for (you can grant only rights you hold in ${chosen.name} now)</legend>
-  ${request.rights.map((right) =>
-    held.has(right)
-      ? html`<label><input type="checkbox" name="rights" value="${right}" checked> ${right}</label>`
-      : html`<p data-not-held="${right}">${right}: you do not hold this right in ${chosen.name}, so it cannot be granted.</p>`,
-  )}
+  <input type="hidden" name="rendered" value="${renderedSeal(who, request.uid, chosen, grantable)}">
+  <fieldset><legend>What it may do in ${chosen.name} (only rights you hold there now can be granted)</legend>
+  ${request.rights.map((right) => rightLine(right, grantable.includes(right), chosen))}
   </fieldset>
-  <label>Toolset <select name="toolset"><option value="">all tools</option>${TOOLSETS.map((t) => html`<option value="${t}">${t}</option>`)}</select></label>
-  <p>${request.offline ? 'It may stay connected (refresh tokens) until you revoke it on the Tokens page.' : 'Its access ends within ten minutes unless it asks again.'}</p>
-  <button type="submit" name="decision" value="grant">Allow</button>
+  <label>Tools it sees <select name="toolset"><option value="">${TOOLSET_WORDS['']}</option>${TOOLSETS.map((t) => html`<option value="${t}">${TOOLSET_WORDS[t]}</option>`)}</select></label>
+  <p data-duration>It stays connected until ${until} (30 days), or until you revoke it on the Tokens page. Each access token it holds lasts ten minutes, and every renewal is checked against your rights at that moment.</p>
+  ${grantable.length > 0 ? html`<button type="submit" name="decision" value="grant">Allow for ${chosen.name}</button>` : html`<p data-nothing-grantable>You hold none of these rights in ${chosen.name}: nothing can be granted here.</p>`}
   <button type="submit" name="decision" value="deny">Deny</button>
 </form>`;
 }
 
-/** The consent page for one workspace, with the picker when the person works in several. */
+/** The consent page for one workspace, with links to the person's other workspaces. */
 function consentPage(
-  who: SignedIn,
+  c: PageContext,
+  app: BookingApp,
   request: ConsentRequest,
   workspaces: readonly Membership[],
   chosen: Membership,
   status = 200,
   error?: string,
 ) {
-  const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${workspacePicker(request, workspaces, chosen)}${consentForm(who, request, chosen)}`;
+  const who = signedIn(c);
+  const grantable = grantableIn(request, chosen);
+  const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<p data-sentence><strong data-client-name>${request.clientName}</strong> asks to act for you, ${who.person.name}, in the workspace <strong data-workspace>${chosen.name}</strong> through MCP.</p>
+${provenanceText(request.provenance)}
+<p>Client id: <code data-client-id>${request.clientId}</code></p>
+${redirectText(request)}
+${consentForm(who, request, chosen, grantable, nowOf(app))}
+${otherWorkspaces(request, workspaces, chosen)}`;
   return render(status, { title: 'Connect a client', who, body });
 }
 
@@ -81,7 +143,7 @@ const EXPIRED = 'This authorization request is unknown or expired. Start again f
  * code for a grant another person made.
  */
 function startedHere(c: PageContext, uid: string): boolean {
-  return readCookie(c.req.raw, '_interaction') === uid;
+  return readCookie(c.req.raw, INTERACTION_COOKIE) === uid;
 }
 
 const NOT_MEMBER = 'You do not work in that workspace. Choose one of yours on the consent page.';
@@ -89,16 +151,31 @@ const NOT_MEMBER = 'You do not work in that workspace. Choose one of yours on th
 const ELSEWHERE =
   'This authorization request was started in another browser. Start again from the client on this device.';
 
+const CHANGED =
+  'What you may grant changed since the page was shown (your role, or the workspace). Check it again and answer.';
+
+/** The sign-in page, returning here: the request asks for a newer sign-in than the person's (`prompt=login`, `max_age`). */
+function signInAgain(c: PageContext): Response {
+  const url = new URL(c.req.url);
+  return seeOther(`/signin?return=${encodeURIComponent(url.pathname + url.search)}`);
+}
+
 /**
  * The consent page of the OAuth authorization server (`/oauth/consent/:uid`),
- * behind the product's own sign-in, Origin check and CSRF token: it shows the
- * client, the workspace the token will be for (one tenant, I3; a person who
- * works in several picks one, their own first) and the rights asked for,
- * those the person does not hold there now not grantable (I4). The posted
- * workspace is checked against the person's memberships again. Allowing mints a
- * Gatehouse credential (audited, on the tokens page) that is the grant;
- * denying answers the client `access_denied`. Only the browser that started
- * the authorization may answer it (its `_interaction` cookie).
+ * behind the product's own sign-in, Origin check and CSRF token; the
+ * product's session is the only session (the provider keeps none), so a
+ * person who signed out is asked to sign in, and whoever is signed in now
+ * is the one who answers. A request with `prompt=login`, or a sign-in older
+ * than its `max_age`, sends the person to sign in again first, and back.
+ * It shows the client's name with how the client is known, where the
+ * browser goes next, the workspace the token will be for (one tenant, I3;
+ * links to the person's others reload the page for them) and the rights
+ * asked for in words, those the person does not hold there now not
+ * grantable (I4). Allowing checks the posted workspace and rights against
+ * what the page rendered (sealed in the form), mints a Gatehouse credential
+ * (audited, on the tokens page) that is the grant; denying answers the
+ * client `access_denied`. Only the browser that started the authorization
+ * may answer it (its `_interaction` cookie).
  */
 export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
   pages.get('/oauth/consent/:uid', async (c) => {
@@ -106,10 +183,11 @@ export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
     const request = await consentRequest(app.oauth, c.req.param('uid'));
     if (!request) return errorPage(c, 404, 'Not found', EXPIRED);
     const who = signedIn(c);
+    if (!signInFreshEnough(request, who.signedInAt, nowOf(app))) return signInAgain(c);
     const workspaces = await app.people.workspacesOf(who.person.id);
     const chosen = chosenWorkspace(workspaces, c.req.query('workspace') || undefined);
     if (!chosen) return errorPage(c, 404, 'Not found', NOT_MEMBER);
-    return consentPage(who, request, workspaces, chosen);
+    return consentPage(c, app, request, workspaces, chosen);
   });
   pages.post('/oauth/consent/:uid', async (c) => {
     const who = signedIn(c);
@@ -122,22 +200,33 @@ export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
       const returnTo = await denyConsent(app.oauth, uid, nowOf(app));
       return returnTo ? seeOther(returnTo) : errorPage(c, 404, 'Not found', EXPIRED);
     }
+    if (!signInFreshEnough(request, who.signedInAt, nowOf(app))) return signInAgain(c);
     const workspaces = await app.people.workspacesOf(who.person.id);
     const chosen = chosenWorkspace(workspaces, form.get('workspace') || undefined);
-    if (!chosen) return errorPage(c, 404, 'Not found', NOT_MEMBER);
+    if (!chosen || !form.get('workspace')) return errorPage(c, 404, 'Not found', NOT_MEMBER);
+    const grantable = grantableIn(request, chosen);
+    if (!sameSecret(form.get('rendered'), renderedSeal(who, uid, chosen, grantable)))
+      return consentPage(c, app, request, workspaces, chosen, 409, CHANGED);
+    const posted = form.all('rights');
+    const notOffered = posted.filter((right) => !(grantable as readonly string[]).includes(right));
+    if (notOffered.length > 0) {
+      const error = `You cannot grant ${notOffered.join(', ')} in ${chosen.name}: the page did not offer it.`;
+      return consentPage(c, app, request, workspaces, chosen, 400, error);
+    }
     const outcome = await grantConsent(
       app.oauth,
       app.credentials,
       request,
       {
         personId: who.person.id,
+        signedInAt: who.signedInAt,
         workspaceId: chosen.workspaceId,
-        rights: form.all('rights'),
+        rights: posted,
         toolset: form.get('toolset') || null,
       },
       nowOf(app),
     );
-    if ('error' in outcome) return consentPage(who, request, workspaces, chosen, 400, outcome.error);
+    if ('error' in outcome) return consentPage(c, app, request, workspaces, chosen, 400, outcome.error);
     return seeOther(outcome.returnTo);
   });
 }

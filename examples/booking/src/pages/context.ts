@@ -12,6 +12,8 @@ export interface SignedIn {
   readonly rights: readonly Right[];
   /** The session token (for deriving the CSRF token and signing flash messages); never rendered. */
   readonly sessionToken: string;
+  /** When the person signed in (epoch ms): the session was opened then. */
+  readonly signedInAt: number;
   /** This session's CSRF token, rendered in every form. */
   readonly csrf: string;
 }

@@ -8,7 +8,7 @@ import { auditRoutes } from './audit.js';
 import { consentRoutes } from './consent.js';
 import type { PageEnv, PageOptions } from './context.js';
 import { errorPage } from './layout.js';
-import { pageHeaders, readForm, refuseTokens, sameOriginPosts } from './security.js';
+import { oneCookieEach, pageHeaders, readForm, refuseTokens, sameOriginPosts } from './security.js';
 import { requireSignIn } from './session.js';
 import { signInRoutes } from './signin.js';
 import { switchRoutes } from './switches.js';
@@ -30,7 +30,7 @@ const SIGNED_IN_PATHS = ['/approvals/*', '/switches/*', '/tokens/*', '/audit/*',
 
 function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
   const pages = new Hono<PageEnv>();
-  pages.use(pageHeaders, refuseTokens(app));
+  pages.use(pageHeaders, oneCookieEach(app), refuseTokens(app));
   pages.get(
     '/assets/pages.css',
     () => new Response(PAGES_CSS, { headers: { 'content-type': 'text/css; charset=utf-8' } }),

@@ -1,6 +1,6 @@
-import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { PageContext, SignedIn } from './context.js';
+import { html } from './html.js';
 
 /** Rendered HTML (every interpolation escaped by `hono/html`). */
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;

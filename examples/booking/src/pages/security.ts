@@ -3,14 +3,26 @@ import type { MiddlewareHandler } from 'hono';
 import { boundedBody } from '../api/http.js';
 import type { BookingApp } from '../app.js';
 import { csrfFor, type FormFields, type PageEnv, sameSecret } from './context.js';
-import { PAGE_COOKIE, PRE_SESSION_COOKIE, readCookie } from './cookies.js';
+import {
+  clearEverywhere,
+  conflictingCookies,
+  PAGE_COOKIE,
+  PRE_SESSION_COOKIE,
+  pageCookies,
+  secureRequest,
+} from './cookies.js';
 import { errorPage } from './layout.js';
 
 type Step = MiddlewareHandler<PageEnv>;
 
-/** The headers of every page response: no framing, no script but our own origin's, no caching, no sniffing. */
+/**
+ * The headers of every page response: no framing (CSP `frame-ancestors` and,
+ * for browsers that predate it, `X-Frame-Options`), no script but our own
+ * origin's, no caching, no sniffing.
+ */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': "default-src 'self'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
@@ -21,6 +33,31 @@ export const pageHeaders: Step = async (c, next) => {
   await next();
   for (const [name, value] of Object.entries(PAGE_HEADERS)) c.res.headers.set(name, value);
 };
+
+/**
+ * A request carrying one of the pages' cookies twice is refused (400) before
+ * any page reads it, with `Set-Cookie` lines deleting every copy it could
+ * delete: the second copy was planted by another origin of the host (cookies
+ * ignore ports), and reading either would let it choose who the person is.
+ */
+export function oneCookieEach(app: BookingApp): Step {
+  return async (c, next) => {
+    const secure = secureRequest(c.req.raw, app.publicUrl.get());
+    const twice = conflictingCookies(c.req.raw, secure);
+    if (twice.length === 0) return next();
+    app.logger.info({ event: 'pages', status: 400, refused: 'cookie_conflict' }, 'pages');
+    const response = await errorPage(
+      c,
+      400,
+      'Conflicting cookies',
+      'Your browser sent two different sign-in cookies for this site, one of them set by another site on this host. Both are now deleted: sign in again. Serve these pages on a host name of their own.',
+    );
+    const { pathname } = new URL(c.req.url);
+    for (const name of twice)
+      for (const line of clearEverywhere(name, pathname, secure)) response.headers.append('set-cookie', line);
+    return response;
+  };
+}
 
 /**
  * No page works with an MCP token (I5): any `Authorization` header, or an
@@ -86,8 +123,9 @@ export function readForm(app: BookingApp): Step {
       return errorPage(c, 401, 'Not accepted here', 'MCP tokens are accepted only by the MCP endpoint.');
     }
     const who = c.get('signedIn');
-    const pre = readCookie(c.req.raw, PRE_SESSION_COOKIE);
-    const session = readCookie(c.req.raw, PAGE_COOKIE);
+    const cookies = pageCookies(c.req.raw, app.publicUrl.get());
+    const pre = cookies.read(PRE_SESSION_COOKIE);
+    const session = cookies.read(PAGE_COOKIE);
     const secret = who ? who.sessionToken : pre ? `pre:${pre}` : undefined;
     const expected = who ? who.csrf : secret && csrfFor(secret);
     if (!expected || !sameSecret(params.get('csrf') ?? undefined, expected)) {

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { BookingApp } from '../app.js';
 import { rightsOf } from '../domain/model.js';
 import { csrfFor, type PageContext, type PageEnv, type SignedIn, sha256 } from './context.js';
-import { FLASH_COOKIE, PAGE_COOKIE, readCookie, secureRequest, setCookie } from './cookies.js';
+import { FLASH_COOKIE, PAGE_COOKIE, pageCookies } from './cookies.js';
 import { seeOther } from './layout.js';
 
 /** The sign-in page for a request: `/signin?return=<its path and query>` (GET), else `/signin`. */
@@ -14,9 +14,10 @@ function signInFor(request: Request): string {
 
 /** The person behind the request's page cookie, with live rights and the session's CSRF token. */
 export async function signedInOf(app: BookingApp, request: Request): Promise<SignedIn | undefined> {
-  const token = readCookie(request, PAGE_COOKIE);
-  const person = token ? await app.apiAccess.bySession(token) : undefined;
-  if (!token || !person) return undefined;
+  const token = pageCookies(request, app.publicUrl.get()).read(PAGE_COOKIE);
+  const session = token ? await app.apiAccess.session(token) : undefined;
+  if (!token || !session) return undefined;
+  const { person, signedInAt } = session;
   const workspace = await app.database.reader
     .selectFrom('workspaces')
     .select('name')
@@ -27,6 +28,7 @@ export async function signedInOf(app: BookingApp, request: Request): Promise<Sig
     workspaceName: workspace?.name ?? person.workspaceId,
     rights: rightsOf(person.role, person.active),
     sessionToken: token,
+    signedInAt,
     csrf: csrfFor(token),
   };
 }
@@ -49,7 +51,7 @@ const flashMac = (who: SignedIn, message: string) =>
 export function flashCookie(app: BookingApp, c: PageContext, who: SignedIn, message: string): string {
   const text = message.slice(0, FLASH_MAX);
   const value = `${Buffer.from(text).toString('base64url')}.${flashMac(who, text)}`;
-  return setCookie(FLASH_COOKIE, value, 60, secureRequest(c.req.raw, app.publicUrl.get()));
+  return pageCookies(c.req.raw, app.publicUrl.get()).set(FLASH_COOKIE, value, 60);
 }
 
 /**
@@ -61,11 +63,10 @@ export function takeFlash(
   c: PageContext,
   who: SignedIn,
 ): { message: string | undefined; clear: Record<string, string> } {
-  const value = readCookie(c.req.raw, FLASH_COOKIE);
+  const cookies = pageCookies(c.req.raw, app.publicUrl.get());
+  const value = cookies.read(FLASH_COOKIE);
   if (value === undefined) return { message: undefined, clear: {} };
-  const clear = {
-    'set-cookie': setCookie(FLASH_COOKIE, '', 0, secureRequest(c.req.raw, app.publicUrl.get())),
-  };
+  const clear = { 'set-cookie': cookies.clear(FLASH_COOKIE) };
   const [encoded = '', mac = ''] = value.split('.');
   const message = Buffer.from(encoded, 'base64url').toString('utf8');
   return { message: mac === flashMac(who, message) ? message : undefined, clear };

@@ -1,6 +1,5 @@
 import type { AuditRow } from '@gatehousejs/core';
 import type { Hono } from 'hono';
-import { html } from 'hono/html';
 import type { BookingApp } from '../app.js';
 import type { Membership } from '../services/people.js';
 import { readAudit } from './auditReader.js';
@@ -13,6 +12,7 @@ import {
   type SignedIn,
   signedIn,
 } from './context.js';
+import { html } from './html.js';
 import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
 import { flashCookie, takeFlash } from './session.js';
 

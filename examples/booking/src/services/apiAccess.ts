@@ -93,13 +93,25 @@ export class ApiAccess {
 
   /** The active person behind a live session cookie, if any. */
   async bySession(token: string): Promise<Person | undefined> {
+    return (await this.session(token))?.person;
+  }
+
+  /**
+   * The live session behind a cookie: its active person and when they signed
+   * in (the session opened then: every sign-in opens a new one), for pages
+   * that ask for a recent sign-in (`prompt=login`, `max_age`).
+   */
+  async session(
+    token: string,
+  ): Promise<{ readonly person: Person; readonly signedInAt: number } | undefined> {
     const row = await this.database.reader
       .selectFrom('sessions')
-      .select('person_id')
+      .select(['person_id', 'created_at'])
       .where('token_hash', '=', sha256Hex(token))
       .where('expires_at', '>', this.clock().getTime())
       .executeTakeFirst();
-    return this.#active(row?.person_id);
+    const person = await this.#active(row?.person_id);
+    return row && person ? { person, signedInAt: Number(row.created_at) } : undefined;
   }
 
   /**

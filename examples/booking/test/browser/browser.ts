@@ -26,19 +26,19 @@ export interface TestBrowser extends AsyncDisposable {
 }
 
 /**
- * Starts Chromium at {@link CHROMIUM_PATH} with {@link CHROMIUM_ARGS} and a
- * fresh `--user-data-dir` (a temp folder, removed on close). playwright-core
+ * Starts Chromium at {@link CHROMIUM_PATH} with {@link CHROMIUM_ARGS} (and
+ * `extraArgs`, e.g. a host resolver rule) and a fresh `--user-data-dir` (a temp folder, removed on close). playwright-core
  * refuses `--user-data-dir` in `launch()`, so the profile goes through
  * `launchPersistentContext`; {@link TestBrowser.person} opens isolated
  * contexts beside it.
  */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'booking-chromium-'));
   let persistent: BrowserContext;
   try {
     persistent = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM_PATH,
-      args: [...CHROMIUM_ARGS],
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       timeout: LAUNCH_TIMEOUT_MS,
     });
   } catch (error) {

@@ -9,7 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Structured } from '../fixtures/clients.js';
 import { rawClient, structured } from '../fixtures/raw.js';
-import { seededTemplate, type TestApp, testApp } from '../fixtures/testApp.js';
+import { seededTemplate, type TestApp, type TestAppOptions, testApp } from '../fixtures/testApp.js';
 import { launchBrowser, type TestBrowser } from './browser.js';
 
 /** What a describe block of browser tests shares: one browser and one seeded database to copy. */
@@ -55,9 +55,12 @@ export interface Site extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** Serves a booking app copied from `template` (see `seededTemplate`). */
-export async function openSite(template: string): Promise<Site> {
-  const t = await testApp({ template });
+/** Serves a booking app copied from `template` (see `seededTemplate`), with `settings` (a public URL, say). */
+export async function openSite(
+  template: string,
+  settings: Omit<TestAppOptions, 'template'> = {},
+): Promise<Site> {
+  const t = await testApp({ ...settings, template });
   const serving = await t.serve();
   const origin = serving.mcpUrl.origin;
   const passwords = new Map<string, { email: string; password: string }>();
