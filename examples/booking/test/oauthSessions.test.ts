@@ -234,30 +234,34 @@ describe('what the consent page says', () => {
 });
 
 describe('the MCP Inspector’s route', () => {
-  it('completes with a pre-registered client for its two callbacks, the token exchange answered to its origin', async () => {
+  it('completes with a pre-registered client for its web and CLI callbacks, the web exchange answered to its origin', async () => {
     await using t = await testApp({ template });
     const scene = await sceneOf(t);
-    const callbacks = ['http://localhost:6274/oauth/callback', 'http://localhost:6274/oauth/callback/debug'];
+    // the web Inspector comes back to its own origin; the CLI (`--client-id`) listens on 127.0.0.1:6276
+    const routes = [
+      { redirectUri: 'http://localhost:6274/oauth/callback', origin: 'http://localhost:6274' },
+      { redirectUri: 'http://127.0.0.1:6276/oauth/callback', origin: undefined },
+    ];
     await saveClient(
       t.app.database,
-      { id: 'mcp-inspector', name: 'MCP Inspector', redirectUris: callbacks },
+      { id: 'mcp-inspector', name: 'MCP Inspector', redirectUris: routes.map((r) => r.redirectUri) },
       cliActor(),
       Date.now(),
     );
-    for (const redirectUri of callbacks) {
+    for (const { redirectUri, origin } of routes) {
       const { verifier, challenge } = pkce();
       const query = authorizeQuery(scene, 'mcp-inspector', challenge, { redirect_uri: redirectUri });
       const path = await reachConsent(scene, query);
       const page = await scene.browser.get(path);
-      expect(page.text).toContain('<strong data-redirect-host>localhost:6274</strong>');
+      expect(page.text).toContain(`<strong data-redirect-host>${new URL(redirectUri).host}</strong>`);
+      expect(page.text).toContain('data-provenance="registered"');
       const back = await consent(scene, path, { decision: 'grant', rights: ['bookings.read'] });
       expect(back.origin + back.pathname).toBe(redirectUri);
-      // the Inspector runs in a browser on localhost:6274: the token endpoint answers CORS to that origin
       const exchanged = await fetch(`${scene.origin}/oauth/token`, {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          origin: 'http://localhost:6274',
+          ...(origin ? { origin } : {}),
         },
         body: new URLSearchParams({
           grant_type: 'authorization_code',
@@ -269,7 +273,8 @@ describe('the MCP Inspector’s route', () => {
         }).toString(),
       });
       expect(exchanged.status).toBe(200);
-      expect(exchanged.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+      // the web Inspector runs in a browser on localhost:6274: the token endpoint answers CORS to that origin
+      if (origin) expect(exchanged.headers.get('access-control-allow-origin')).toBe(origin);
       const { access_token } = (await exchanged.json()) as { access_token: string };
       expect((await rawClient(scene.mcpUrl, access_token).listTools()).status).toBe(200);
     }
