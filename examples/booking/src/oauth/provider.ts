@@ -1,4 +1,3 @@
-import { sanitizeText } from '@gatehousejs/presenters';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { BookingDb } from '../db/tables.js';
 import { RIGHTS } from '../domain/model.js';
@@ -25,6 +24,12 @@ export interface ProviderSettings {
    * from a private or loopback address; every other host keeps the guard.
    */
   readonly metadataHosts?: readonly string[];
+  /**
+   * Renders the provider's error page (its HTML). Passed in, not imported:
+   * this module is loaded on first use, and what it imports at load would
+   * change the order in which a bundle initializes shared modules.
+   */
+  readonly errorPage: (out: { error: string; error_description?: string }) => string;
   /** Replaces the provider's outgoing fetch (tests); see `OAuthSettings.fetch`. */
   readonly fetch?: ProviderFetch;
   /** Called when the provider revoked a grant (a reused refresh token, a revocation request). */
@@ -50,13 +55,6 @@ export const PROVIDER_ROUTES = Object.freeze({
   challenge: '/oauth/challenge',
   credential: '/oauth/credential',
 });
-
-/** A plain error page: the error code and its description, cleaned (I16) and escaped, no script or remote style. */
-function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) {
-  const escaped = (text: string) => sanitizeText(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-  ctx.type = 'html';
-  ctx.body = `<!doctype html><meta charset="utf-8"><title>Authorization failed</title><h1>Authorization failed</h1><p><code>${escaped(out.error)}</code></p><p>${escaped(out.error_description ?? '')}</p>`;
-}
 
 function configuration(settings: ProviderSettings): Configuration {
   const { resource } = settings;
@@ -95,7 +93,10 @@ function configuration(settings: ProviderSettings): Configuration {
       Grant: GRANT_SECONDS,
       RefreshToken: GRANT_SECONDS,
     },
-    renderError,
+    renderError: (ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) => {
+      ctx.type = 'html';
+      ctx.body = settings.errorPage(out);
+    },
     // a public client may call the token and revocation endpoints from its redirect URIs' origins (browser clients)
     clientBasedCORS: (_ctx, origin, client) =>
       origin !== 'null' &&

@@ -5,6 +5,7 @@ import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { BookingDb } from '../db/tables.js';
 import type { Right } from '../domain/model.js';
+import { providerErrorPage } from './errorPage.js';
 import { type KeySources, loadAuthorizationKeys } from './keys.js';
 import { metadataHostsFromEnv, type ProviderFetch } from './metadataFetch.js';
 import { runNodeHandler } from './nodeBridge.js';
@@ -148,6 +149,7 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
       keys,
       db: deps.db,
       now,
+      errorPage: providerErrorPage,
       ...(deps.settings.dynamicRegistration ? { dynamicRegistration: true } : {}),
       ...(deps.settings.allowPrivateMetadataFetch ? { allowPrivateMetadataFetch: true } : {}),
       ...(deps.settings.metadataHosts ? { metadataHosts: deps.settings.metadataHosts } : {}),
