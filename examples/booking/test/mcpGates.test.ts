@@ -132,6 +132,50 @@ describe('the MCP endpoint', () => {
     expect(await t.count('bookings')).toBe(before);
   });
 
+  it('names the path of an unknown key and the keys allowed there, nested or at the top level with every guard-owned argument', async () => {
+    await using t = await testApp();
+    const client = rawClient((await t.serve()).mcpUrl, await t.mint());
+    const before = await t.count('bookings');
+    const nested = structured(
+      await client.callTool('create_booking', {
+        ...createArgs(),
+        starts_at: { ...berlin(15, '08:00'), surprise: true },
+      }),
+    );
+    expect(nested.error).toMatchObject({
+      code: 'unknown_arguments',
+      details: { unknown: ['starts_at.surprise'], path: 'starts_at.surprise', allowed: ['local', 'zone'] },
+    });
+    const top = structured(await client.callTool('create_booking', { ...createArgs(), surprise: true }));
+    expect(top.error).toMatchObject({
+      code: 'unknown_arguments',
+      details: {
+        unknown: ['surprise'],
+        path: 'surprise',
+        allowed: [
+          'customer_id',
+          'technician_id',
+          'starts_at',
+          'duration_minutes',
+          'price',
+          'idempotency_key',
+          'separate',
+          'reason',
+        ],
+      },
+    });
+    const inBatch = structured(
+      await client.callTool('reschedule_bookings', {
+        filter: { from: berlin(1, '08:00'), to: { ...berlin(2, '08:00'), offset: '+01:00' } },
+        expected_count: 1,
+        shift_minutes: 30,
+      }),
+    );
+    expect(inBatch.error?.details).toMatchObject({ path: 'filter.to.offset', allowed: ['local', 'zone'] });
+    expect(await t.count('bookings')).toBe(before);
+    expect(await t.count('gatehouse_audit', "action = 'create_booking'")).toBe(0);
+  });
+
   it('runs a write once when it is re-sent with a new JSON-RPC id, answering the repeat with replayed: true', async () => {
     await using t = await testApp();
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());

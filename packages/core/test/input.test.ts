@@ -49,7 +49,7 @@ describe('compileInput (through defineTool)', () => {
     const error = await rejection(
       zodTool.runtime.input.parse({ query: 'x', filter: { city: 'Oslo', tenant: 't2' } }),
     );
-    expect(error.details).toEqual({ unknown: ['filter.tenant'], allowed: ['city'] });
+    expect(error.details).toEqual({ unknown: ['filter.tenant'], path: 'filter.tenant', allowed: ['city'] });
   });
 
   it('reports schema violations without echoing the values', async () => {

@@ -3,6 +3,7 @@ import { EFFECT_TRAITS, type Effect } from '../effects.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import { isPlainObject } from '../json.js';
+import { strictSchema } from '../schema/strictness.js';
 import type { Creates, ToolDefinition, ToolListing } from '../tool.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
 import { duplicateCheck } from './duplicate.js';
@@ -97,7 +98,9 @@ export function planTool<TRight extends string, TServices>(
         `Tool ${tool.name}: ${owner} adds argument "${name}", which ${clash} already has.`,
       );
     }
-    extra.set(name, { schema: argument.schema, required: argument.required ?? false, guard: owner });
+    // Strict like the tool's own schema: an object a guard takes refuses unknown keys too (I14).
+    const schema = strictSchema(argument.schema);
+    extra.set(name, { schema, required: argument.required ?? false, guard: owner });
   };
   if (kind !== 'read' && kind !== 'preview') add('the replay stage', IDEMPOTENCY_KEY, IDEMPOTENCY_ARGUMENT);
   for (const guard of guards) {
@@ -189,7 +192,7 @@ export async function readArguments<TRight extends string, TServices>(
       code: 'invalid_arguments',
       message: `Arguments for ${tool.name} are invalid: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
       fix: `Send arguments that match the input schema of ${tool.name} (see tools/list).`,
-      details: { issues },
+      details: { issues, allowed: [...tool.runtime.input.allowed, ...guardArguments.keys()] },
     });
   }
   const input = await tool.runtime.input.parse(own, [...guardArguments.keys()]);

@@ -4,7 +4,8 @@ import { ConfigurationError, ToolError } from '../errors.js';
 import type { JsonObject, JsonSchema } from '../json.js';
 import { ECHO_LIMIT, echo } from '../pipeline/caps.js';
 import { isJsonSchemaInput, type JsonSchemaInput } from './jsonSchemaInput.js';
-import { findUnknownArguments, strictSchema } from './strictness.js';
+import { strictSchema } from './strictness.js';
+import { type UnknownArgument, unknownArgumentFinder } from './unknownArguments.js';
 
 /** A Standard Schema (zod 4, valibot, arktype…) that can also describe itself as JSON Schema. */
 export type StandardInput<T> = StandardSchemaV1<unknown, T> & StandardJSONSchemaV1<unknown, T>;
@@ -25,11 +26,12 @@ export interface InputIssue {
 /** An input compiled once per definition: the advertised schema and the validator. */
 export interface CompiledInput<T> {
   readonly jsonSchema: JsonSchema;
-  /** Top-level argument names, for error messages. */
+  /** The top-level argument names of the tool's own schema (guard-owned ones are not in it). */
   readonly allowed: readonly string[];
   /**
    * Validates and normalizes arguments; throws a {@link ToolError} on failure.
-   * `alsoAllowed` names arguments taken out beforehand (guard-owned), for the allowed list.
+   * `alsoAllowed` names arguments taken out beforehand (guard-owned), for the top-level
+   * allowed lists of `unknown_arguments` and `invalid_arguments`.
    */
   parse(args: unknown, alsoAllowed?: readonly string[]): Promise<T>;
 }
@@ -47,28 +49,33 @@ function invalid(tool: string, allowed: readonly string[], issues: readonly Inpu
   });
 }
 
+/**
+ * Refuses arguments the schema does not declare, at any depth: `details.unknown`
+ * lists their paths, `details.path` is the first one and `details.allowed` the
+ * keys of the object that holds it (at the top level: every argument the tool
+ * takes, guard-owned ones included).
+ */
 function refuseUnknown(
   tool: string,
-  args: unknown,
-  schema: JsonSchema,
+  unknown: readonly UnknownArgument[],
   alsoAllowed: readonly string[],
 ): void {
-  const unknown = findUnknownArguments(schema, args);
-  if (unknown.length === 0) return;
-  const found = unknown[0]!;
-  const first = found.path.includes('.') ? found : { ...found, allowed: [...found.allowed, ...alsoAllowed] };
+  const first = unknown[0];
+  if (!first) return;
+  const allowed = first.parent === '' ? [...first.allowed, ...alsoAllowed] : first.allowed;
   // Unknown names are the caller's text: repeat at most ECHO_LIMIT characters of them.
   const shown = echoedNames(unknown.map((u) => u.path));
   const more = unknown.length - shown.length;
-  const where = first.path.includes('.') ? ` at ${echo(first.path.replace(/\.[^.]*$/, ''))}` : '';
+  const where = first.parent === '' ? '' : ` at ${echo(first.parent)}`;
   throw new ToolError({
     code: 'unknown_arguments',
     message: `${tool} does not accept ${shown.map((path) => `"${path}"`).join(', ')}${more > 0 ? ` and ${more} more` : ''}.`,
-    fix: `Remove the unknown arguments. Allowed${where}: ${first.allowed.join(', ') || '(none)'}.`,
+    fix: `Remove the unknown arguments. Allowed${where}: ${allowed.join(', ') || '(none)'}.`,
     details: {
       unknown: shown,
       ...(more > 0 ? { unknown_count: unknown.length } : {}),
-      allowed: [...first.allowed],
+      path: shown[0]!,
+      allowed: [...allowed],
     },
   });
 }
@@ -97,6 +104,9 @@ export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020)
   const jsonSchema = Object.freeze(strictSchema(raw));
   const allowed = Object.freeze(Object.keys((jsonSchema.properties as JsonObject | undefined) ?? {}));
   const asObject = (args: unknown): unknown => (args === undefined ? {} : args);
+  const findUnknown = unknownArgumentFinder(jsonSchema);
+  /** Every argument the tool takes: its own, then the guard-owned ones taken out before parsing. */
+  const topLevel = (alsoAllowed: readonly string[]) => [...allowed, ...alsoAllowed];
 
   if (isJsonSchemaInput(input)) {
     let validate: ReturnType<Ajv2020['compile']>;
@@ -112,13 +122,13 @@ export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020)
       allowed,
       async parse(args, alsoAllowed = []) {
         const value = structuredClone(asObject(args));
-        refuseUnknown(tool, value, jsonSchema, alsoAllowed);
+        refuseUnknown(tool, findUnknown(value), alsoAllowed);
         if (validate(value)) return value as T;
         const issues = (validate.errors ?? []).map((e) => ({
           path: e.instancePath.slice(1).replaceAll('/', '.'),
           message: e.message ?? 'is invalid',
         }));
-        throw invalid(tool, allowed, issues);
+        throw invalid(tool, topLevel(alsoAllowed), issues);
       },
     };
   }
@@ -128,12 +138,12 @@ export function compileInput<T>(tool: string, input: ToolInput<T>, ajv: Ajv2020)
     allowed,
     async parse(args, alsoAllowed = []) {
       const value = asObject(args);
-      refuseUnknown(tool, value, jsonSchema, alsoAllowed);
+      refuseUnknown(tool, findUnknown(value), alsoAllowed);
       const result = await standard.validate(value);
       if (!result.issues) return result.value;
       throw invalid(
         tool,
-        allowed,
+        topLevel(alsoAllowed),
         result.issues.map((issue) => ({ path: pathOf(issue.path), message: issue.message })),
       );
     },

@@ -30,38 +30,6 @@ export function strictSchema(schema: JsonSchema): JsonSchema {
 const mapValues = (node: Node, fn: (value: unknown) => unknown) =>
   Object.fromEntries(Object.entries(node).map(([key, value]) => [key, fn(value)]));
 
-/** An argument the schema does not declare, with where it was found and what was allowed there. */
-export interface UnknownArgument {
-  readonly path: string;
-  readonly allowed: readonly string[];
-}
-
-/**
- * Lists arguments a strict schema does not declare, at every level the schema
- * describes with `properties` (I14). Composite keywords (`anyOf`, `$ref`, …)
- * are left to the schema's own validator.
- */
-export function findUnknownArguments(schema: JsonSchema, value: unknown, path = ''): UnknownArgument[] {
-  const found: UnknownArgument[] = [];
-  if (Array.isArray(value) && isNode(schema.items)) {
-    value.forEach((item, index) => {
-      found.push(...findUnknownArguments(schema.items as JsonSchema, item, `${path}[${index}]`));
-    });
-    return found;
-  }
-  const properties = propertiesOf(schema);
-  if (!properties || !isNode(value)) return found;
-  const allowed = Object.keys(properties);
-  const open = schema.additionalProperties !== undefined && schema.additionalProperties !== false;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    const childSchema = properties[key];
-    if (isNode(childSchema)) found.push(...findUnknownArguments(childSchema, child, childPath));
-    else if (!open) found.push({ path: childPath, allowed });
-  }
-  return found;
-}
-
 /** Calls `visit` with every property name and description the schema holds, at any depth. */
 export function walkSchema(
   schema: JsonSchema,
