@@ -33,6 +33,7 @@ export type {
   ContractHost,
   ForeignCredentials,
   HostEndpoint,
+  ListingFixture,
   ToolFixture,
 } from './contract/fixture.js';
 export type { ContractPlan, ContractTool, HostFeature } from './contract/plan.js';

@@ -17,7 +17,7 @@ import {
 } from './checks/gate.js';
 import { listingAgreesCheck } from './checks/listing.js';
 import { deactivatedCheck, hiddenToolCheck, limitedGrantCheck, roleRemovedCheck } from './checks/rights.js';
-import { foreignIdsCheck, tenantParameterCheck } from './checks/tenancy.js';
+import { foreignIdsCheck, foreignRowsCheck, tenantParameterCheck } from './checks/tenancy.js';
 import {
   auditCheck,
   batchCountCheck,
@@ -34,6 +34,7 @@ import {
  */
 export const CONTRACT_CHECKS: readonly ContractCheck[] = Object.freeze([
   foreignIdsCheck,
+  foreignRowsCheck,
   tenantParameterCheck,
   roleRemovedCheck,
   deactivatedCheck,

@@ -45,8 +45,15 @@ export type HostEndpoint =
       connect(token: string | undefined): Promise<StdioConnection>;
     };
 
-/** An audit row as the kit reads it (I15). */
+/**
+ * An audit row as the kit reads it (I15). Core's `AuditRow` (and so
+ * `MemoryAuditStore.rows` or `AuditStore.list`) fits as it is.
+ */
 export interface ContractAuditRow {
+  /** The row's unique id (core's is a time-sortable ULID); tells the rows a call added apart from older ones. */
+  readonly id?: string;
+  /** When the row was written, epoch milliseconds or ISO 8601; the kit orders rows by it, then by `id`. */
+  readonly at?: number | string;
   readonly channel: string;
   readonly action?: string;
   readonly connectionId?: string | null;
@@ -93,7 +100,11 @@ export interface ContractHost {
   revoke?(token: string): Promise<void>;
   /** Changes, as another channel would, the object `tool`'s sample refers to (I9, I12). */
   changeBehindCaller?(tool: string): Promise<void>;
-  /** Audit rows so far (I15). */
+  /**
+   * Every audit row written so far, of every channel and tenant, in any
+   * order: the kit sorts them (by `at`, then `id`) and takes as a call's rows
+   * those that were not there before it (by `id`, else by content) (I15).
+   */
   auditRows?(): Promise<readonly ContractAuditRow[]>;
   /** Log lines written so far (I17). */
   logLines?(): Promise<readonly string[]>;
@@ -117,6 +128,25 @@ export interface ContractHost {
 
 /** Arguments, given as they are or computed from the started host (e.g. a current version). */
 export type ArgsSource<H> = JsonObject | ((host: H) => JsonObject | Promise<JsonObject>);
+
+/**
+ * A tool that lists or searches rows, as the I3 list check calls it: as
+ * `home` its result must show `home`'s marker and never `other`'s; as
+ * `other`, `other`'s marker, so the check cannot pass on a marker no row holds.
+ *
+ * @example
+ * find_notes: { listing: { args: {}, home: 'Gate code', other: 'leaking valve' } }
+ */
+export interface ListingFixture<H = ContractHost> {
+  /** Arguments that list rows of the caller's tenant; default the tool's sample. */
+  readonly args?: ArgsSource<H>;
+  /** A string that only rows of `home`'s tenant hold (an id, a name) and that `args` lists. */
+  readonly home: string;
+  /** A string that only rows of `other`'s tenant hold and that the same call lists for `other`. */
+  readonly other: string;
+  /** The arguments of the call as `other`; default `args`. */
+  readonly otherArgs?: ArgsSource<H>;
+}
 
 /** What the kit needs to know about one tool beyond `tools/list`. */
 export interface ToolFixture<H = ContractHost> {
@@ -146,6 +176,13 @@ export interface ToolFixture<H = ContractHost> {
   };
   /** A batch tool (I13): arguments whose `expected_count` differs from the `matches` they select. */
   readonly batch?: { readonly mismatch: ArgsSource<H>; readonly matches: number };
+  /**
+   * A tool that lists or searches rows (I3): how to call it and the marker
+   * each tenant's rows hold. Every `read` tool with no required id argument
+   * needs one, or `false` when it returns no rows of a tenant; else its I3
+   * list case fails.
+   */
+  readonly listing?: ListingFixture<H> | false;
 }
 
 /** Features that arrive with later guards; a check is registered only when its feature is declared. */

@@ -71,12 +71,15 @@ export function effectFromAnnotations(annotations: unknown): Effect | undefined 
 /**
  * Gatehouse's own tools. `confirm_action` and `reject_action` are exercised by
  * the I9 check through the outward tools that prepare them, not as tools of
- * their own; `list_recent_changes` is a read that takes no arguments.
+ * their own; `list_recent_changes` is a read that takes no arguments and lists
+ * only the calling connection's changes (core scopes it to the connection, a
+ * narrower scope than the tenant), none on a fresh connection, so the I3 list
+ * check has nothing to list with it.
  */
 const BUILT_IN_FIXTURES: Readonly<Record<string, ToolFixture | 'via-outward-tools'>> = {
   confirm_action: 'via-outward-tools',
   reject_action: 'via-outward-tools',
-  list_recent_changes: { effect: 'read', sample: {} },
+  list_recent_changes: { effect: 'read', sample: {}, listing: false },
 };
 
 function toolOf(raw: Record<string, unknown>, fixture: ContractFixture, hidden: ReadonlySet<string>) {

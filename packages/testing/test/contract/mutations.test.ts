@@ -15,6 +15,12 @@ interface Mutation {
 
 const MUTATIONS: readonly Mutation[] = [
   { flaw: 'noTenantScoping', check: 'I3.foreign-ids', tools: ['get_note'], finding: /not not_found/ },
+  {
+    flaw: 'unscopedFind',
+    check: 'I3.foreign-rows',
+    tools: ['find_notes'],
+    finding: /as home shows the other tenant's marker "leaking valve" at structuredContent\.result\.notes/,
+  },
   { flaw: 'cachedRights', check: 'I4.role-removed', tools: ['update_note'], finding: /still ran/ },
   { flaw: 'cachedRights', check: 'I4.deactivated', finding: /not 401/ },
   { flaw: 'acceptsApiTokens', check: 'I5.credential-pairings', finding: /a product API token: .* not 401/ },

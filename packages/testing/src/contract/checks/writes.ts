@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { atPath, withPath } from '../args.js';
+import { newAuditRows } from '../auditRows.js';
 import {
   allOf,
   defineToolCheck,
@@ -139,7 +140,11 @@ export const batchCountCheck = defineToolCheck({
   },
 });
 
-/** I15: every write produces exactly one audit row with channel `mcp`. */
+/**
+ * I15: every write produces exactly one audit row with channel `mcp`. The
+ * call's rows are those `auditRows()` did not return before it, whatever
+ * their order.
+ */
 export const auditCheck = defineToolCheck({
   id: 'I15.audit',
   title: 'audit',
@@ -151,10 +156,11 @@ export const auditCheck = defineToolCheck({
   async run(ctx) {
     const client = await ctx.as(ctx.host.home);
     const args = await ctx.sample(ctx.tool);
-    const before = (await ctx.host.auditRows?.())?.length ?? 0;
+    // a copy: a host may hand out its live array (MemoryAuditStore.rows)
+    const before = [...((await ctx.host.auditRows?.()) ?? [])];
     const reply = await client.call(ctx.tool.name, args);
     if (!succeeded(reply)) return [sampleRefused(ctx.tool, reply)];
-    const rows = ((await ctx.host.auditRows?.()) ?? []).slice(before);
+    const rows = newAuditRows(before, (await ctx.host.auditRows?.()) ?? []);
     const findings: string[] = [];
     if (rows.length !== 1) findings.push(`the write produced ${rows.length} audit rows, not 1`);
     for (const row of rows) {

@@ -84,7 +84,8 @@ export class NoteService {
       (this.flaws.regexSearch
         ? new RegExp(query, 'i').test(n.title)
         : n.title.toLowerCase().includes(query.toLowerCase()));
-    return this.data.notes.filter((n) => this.mine(n) && matches(n));
+    const listed = (n: NoteRow) => (this.flaws.unscopedFind ? !n.archived : this.mine(n));
+    return this.data.notes.filter((n) => listed(n) && matches(n));
   }
 
   /** The note with this exact title in the caller's tenant (the duplicate guard's business key). */

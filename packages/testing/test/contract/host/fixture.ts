@@ -13,7 +13,7 @@ export function notesFixture(flaws: Flaws = {}): ContractFixture<NotesHost> {
     limited: { toolset: 'compact' },
     capabilities: { replay: true, audit: true, confirm: true },
     tools: {
-      find_notes: { sample: {} },
+      find_notes: { sample: {}, listing: { args: {}, home: 'Gate code', other: 'leaking valve' } },
       get_note: { sample: { id: 'n1' }, foreign: { id: 'n3' } },
       create_note: {
         sample: { title: 'Quarterly boiler check', body: 'Ring twice.' },

@@ -5,6 +5,8 @@
 export interface Flaws {
   /** I3: the service looks ids up across tenants. */
   readonly noTenantScoping?: boolean;
+  /** I3: find_notes searches every tenant's notes (ids are still looked up in the caller's). */
+  readonly unscopedFind?: boolean;
   /** I4: people are cached for a minute, so removed roles and deactivations lag. */
   readonly cachedRights?: boolean;
   /** I5: the authenticator also accepts the product's API tokens. */
