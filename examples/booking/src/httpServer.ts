@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata, ToolError } from '@gatehousejs/core';
+import { errorLog, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '@gatehousejs/core';
 import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
@@ -20,9 +20,18 @@ export interface Serving extends AsyncDisposable {
   shutdown(options?: ShutdownOptions): Promise<ShutdownReport>;
 }
 
-/** A store that did not answer (in time): what admission reports for each 503 of an outage. */
-const isOutage = (error: Error): boolean =>
-  error.name === 'AdmissionTimeoutError' || (ToolError.is(error) && error.code === 'store_unavailable');
+/**
+ * The transport's `onerror` as log lines an operator can live with, on the
+ * product's clock: a store outage behind admission (every request answers
+ * 503) at warn, a fault of this server at error, each at most once a minute
+ * per error type, then one line with the suppressed count; never the
+ * error's message. Clients' protocol mistakes never get here: core logs them
+ * (with the other refusals) at info, just as rate-limited.
+ */
+export function transportErrorLog(app: BookingApp, transport: 'http' | 'stdio') {
+  const clock = app.mcp.clock ?? (() => new Date());
+  return errorLog(app.logger, { transport, now: () => clock().getTime() });
+}
 
 const NOT_FOUND = 'Not found. The MCP endpoint is /mcp; the API is /api; the pages start at /signin.';
 
@@ -82,11 +91,7 @@ export async function serveHttp(
     // with a configured origin, listen serves the protected-resource metadata and names it in 401 challenges
     ...(app.publicUrl.configured ? { oauth: resourceMetadataOptions(app.publicUrl.get()) } : {}),
     health: { ready: () => app.credentialStore.findById('readiness-probe') },
-    onerror: (error) => {
-      // a store outage answers 503 on every request; core's refusal log warns of it once a minute
-      if (isOutage(error)) return;
-      app.logger.error({ event: 'http', error_type: error.name }, 'http transport error');
-    },
+    onerror: transportErrorLog(app, 'http'),
   });
   app.publicUrl.listeningAt(served.url);
   return {

@@ -3,7 +3,7 @@ import { type BookingApp, createBookingApp } from './app.js';
 import { banner } from './banner.js';
 import { DEMO, databaseConfig, portOf, rateLimitsOf, replayLeaseOf, UsageError } from './config.js';
 import { rotateDemoToken } from './demoToken.js';
-import { type Serving, serveHttp } from './httpServer.js';
+import { type Serving, serveHttp, transportErrorLog } from './httpServer.js';
 import { createSignInLink } from './pages/index.js';
 import { type BookingTelemetry, startTelemetry } from './telemetry.js';
 
@@ -103,7 +103,7 @@ function serveOneStdioConnection(app: BookingApp, telemetry: BookingTelemetry | 
   if (!token) throw new UsageError('Set BOOKING_TOKEN to an MCP token (npm run booking -- token create …).');
   const handle = serveStdio(app.mcp, {
     token,
-    onerror: (error) => app.logger.error({ event: 'stdio', error_type: error.name }, 'stdio transport error'),
+    onerror: transportErrorLog(app, 'stdio'),
   });
   process.stdin.once('end', () => {
     void handle.close().finally(async () => {

@@ -4,16 +4,21 @@ import { ConfigurationError } from './errors.js';
 import type { Logger } from './logging.js';
 import { admit } from './serve/admission.js';
 import { byteLimit, readJsonBody, screenMessage } from './serve/body.js';
+import { capErrorResponse } from './serve/echoes.js';
 import { LOCAL_HOSTNAMES } from './serve/hostOrigin.js';
 import { challengeOptions, type ProtectedResourceOptions } from './serve/oauthMetadata.js';
 import { type ChallengeOptions, CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
-import { refusalLogOf } from './serve/refusalLog.js';
+import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
+import type { OnError } from './serve/report.js';
+import { sdkOnerror } from './serve/sdkReports.js';
 import { gateProtocolError, internalProtocolError, reportTo, sdkServer } from './serve/sdkServer.js';
 import { stepUpRefusal } from './serve/stepUp.js';
 import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
+import { stripHidden } from './text.js';
 
 export type { ProtectedResourceOptions } from './serve/oauthMetadata.js';
+export type { ErrorReport, OnError } from './serve/report.js';
 
 export type { UnavailableOptions } from './serve/unavailable.js';
 
@@ -41,10 +46,12 @@ export interface HttpOptions {
    */
   readonly maxBodyBytes?: number;
   /**
-   * Where gate refusals (401, 403, 503) are logged, at info or warn: reason,
-   * transport and client address, never token material; at most one line
-   * per client address and reason a minute, then one "N suppressed" line.
-   * Default: the server's `logger`.
+   * Where gate refusals (401, 403, 503) and a client's protocol mistakes
+   * (including those the SDK answers itself: headers that disagree with the
+   * body, an unsupported protocol version, …) are logged, at info or warn:
+   * reason, transport and client address, never token material; at most one
+   * line per client address and reason a minute, then one "N suppressed"
+   * line. Default: the server's `logger`.
    */
   readonly logger?: Logger;
   /**
@@ -65,10 +72,13 @@ export interface HttpOptions {
   /**
    * Receives unexpected errors (reporting only): out-of-band SDK errors, a
    * `tenantFrom` or visibility rule that throws (the client gets a bare 500 /
-   * JSON-RPC internal error that names no cause), and a gate check or
-   * authenticator that fails (the client gets the 503 of `unavailable`).
+   * JSON-RPC internal error that names no cause), both with `kind: 'fault'`,
+   * and a gate check or authenticator that fails (the client gets the 503 of
+   * `unavailable`), with `kind: 'outage'`. A client's protocol mistakes are
+   * not reported (they are logged as refusals). `errorLog(logger)` writes
+   * these rate-limited.
    */
-  readonly onerror?: (error: Error) => void;
+  readonly onerror?: OnError;
 }
 
 /** A web-standard handler: mount `fetch` on any runtime, or wrap it for node:http. */
@@ -102,7 +112,10 @@ function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Co
  * JSON-RPC batch is refused (400) before any of its requests runs. Under
  * OAuth, a `tools/call` of a tool listed to the person but outside the
  * access token's scopes answers 403 `insufficient_scope` (I7) before the SDK
- * sees it, so the client can step up.
+ * sees it, so the client can step up. Every JSON-RPC error that leaves, the
+ * SDK's own included, repeats at most 200 characters of the caller's text
+ * (a request id longer than that is refused, 400); the SDK's 4xx answers
+ * are logged as the client's protocol mistakes, never reported as errors.
  */
 export function createHttpHandler<TRight extends string>(
   server: GatehouseServer<TRight>,
@@ -124,9 +137,14 @@ export function createHttpHandler<TRight extends string>(
     {
       legacy: options.legacy ?? 'stateless',
       maxRequestBodySize: maxBodyBytes,
-      ...(options.onerror ? { onerror: options.onerror } : {}),
+      ...(options.onerror ? { onerror: sdkOnerror(options.onerror) } : {}),
     },
   );
+  const sdkAnswer = async (request: Request, answer: Promise<Response>): Promise<Response> => {
+    const { response, error } = await capErrorResponse(await answer);
+    if (error && response.status < 500) sdkMistake(log, request, response.status, error.message, options);
+    return response;
+  };
 
   const gate = async (request: Request): Promise<Response> => {
     const { headers } = request;
@@ -153,7 +171,9 @@ export function createHttpHandler<TRight extends string>(
       scopes: [...connection.rights],
       extra: { [CONNECTION_KEY]: connection },
     };
-    if (request.method !== 'POST') return mcp.fetch(request, { authInfo });
+    // GET and DELETE are answered 405 (stateless serving): clients probe for a stream that way, no mistake
+    if (request.method !== 'POST')
+      return (await capErrorResponse(await mcp.fetch(request, { authInfo }))).response;
     const body = await readJsonBody(request, maxBodyBytes);
     const mistake = (status: 400 | 413, reason: string) =>
       log.refused({
@@ -172,11 +192,11 @@ export function createHttpHandler<TRight extends string>(
     const edge = screenMessage(body.value, 'HTTP POST');
     if (edge) mistake(400, edge.message);
     if (edge)
-      return Response.json({
-        jsonrpc: '2.0',
-        id: edge.id,
-        error: { code: edge.code, message: edge.message },
-      });
+      return Response.json(
+        { jsonrpc: '2.0', id: edge.id, error: { code: edge.code, message: edge.message } },
+        // an invalid request (an id too long to repeat) is the SDK's 400; malformed params are answered in band
+        { status: edge.code === -32600 ? 400 : 200 },
+      );
     const stepUp = await stepUpRefusal(server, connection, body.value);
     if (stepUp) {
       log.refused({
@@ -187,7 +207,7 @@ export function createHttpHandler<TRight extends string>(
       });
       return refusalResponse(stepUp, challenge);
     }
-    return mcp.fetch(request, { authInfo, parsedBody: body.value });
+    return sdkAnswer(request, mcp.fetch(request, { authInfo, parsedBody: body.value }));
   };
 
   return Object.freeze({
@@ -202,4 +222,22 @@ export function createHttpHandler<TRight extends string>(
       }
     },
   });
+}
+
+/** An error the SDK answered with a 4xx, as a protocol mistake of the client: the capped message, hidden characters removed. */
+function sdkMistake(
+  log: RefusalLog,
+  request: Request,
+  status: number,
+  message: unknown,
+  options: HttpOptions,
+): void {
+  let clientAddress: string | undefined;
+  try {
+    clientAddress = options.clientAddress?.(request);
+  } catch {
+    clientAddress = undefined;
+  }
+  const reason = typeof message === 'string' ? stripHidden(message) : 'Refused by the MCP SDK.';
+  log.refused({ refusal: { status, reason }, step: 'request', transport: 'http', clientAddress });
 }

@@ -64,8 +64,11 @@ export {
 export type { InferInput, InputIssue, StandardInput, ToolInput } from './schema/compileInput.js';
 export type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
 export { jsonSchema } from './schema/jsonSchemaInput.js';
+export type { ErrorLogOptions } from './serve/errorLog.js';
+export { errorLog } from './serve/errorLog.js';
 export type { ProtectedResourceMetadata, ProtectedResourceOptions } from './serve/oauthMetadata.js';
 export { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from './serve/oauthMetadata.js';
+export type { ErrorReport, OnError } from './serve/report.js';
 export type {
   CallOptions,
   GatehouseServer,

@@ -138,6 +138,8 @@ export interface GatehouseServer<TRight extends string = string> {
   readonly authenticate: Authenticate<TRight>;
   /** The server's `logger` (silent when none was given); transports log refusals to it. */
   readonly logger: Logger;
+  /** The server's clock; the refusal log's windows run on it. */
+  readonly clock?: (() => Date) | undefined;
   /** Runs the gate checks; the first refusal wins. */
   checkGate(request: GateRequest): Promise<GateRefusal | undefined>;
   /** The host page's side of approval by a person; present when a tool needs one (I9). */
@@ -347,6 +349,7 @@ export function createServer<TRight extends string, TServices>(
     version: options.version,
     authenticate: options.authenticate,
     logger,
+    clock,
     approvals,
     telemetry: options.telemetry,
     isTool: (name) => plans.has(name),

@@ -6,15 +6,19 @@ import { ConfigurationError } from './errors.js';
 import type { Logger } from './logging.js';
 import { admit } from './serve/admission.js';
 import { byteLimit } from './serve/body.js';
+import { capOutgoing } from './serve/echoes.js';
 import { StdioLineTransport } from './serve/lineTransport.js';
 import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
+import type { OnError } from './serve/report.js';
 import { screenIncoming } from './serve/screen.js';
+import { sdkOnerror } from './serve/sdkReports.js';
 import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
 import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
 export type { StdioLineTransportOptions } from './serve/lineTransport.js';
 export { StdioLineTransport } from './serve/lineTransport.js';
+export type { ErrorReport, OnError } from './serve/report.js';
 export type { UnavailableOptions } from './serve/unavailable.js';
 
 /** Options of {@link serveStdio}. */
@@ -24,11 +28,14 @@ export interface StdioOptions {
   /** The tenant, for a credential serving several tenants. */
   readonly tenant?: string | undefined;
   /**
-   * Receives unexpected errors (SDK transport errors; a failing authenticator
-   * or gate check, whose client gets the 503 error of `unavailable`);
-   * reporting only. Otherwise the client sees a bare internal error.
+   * Receives unexpected errors (SDK transport errors, `kind: 'fault'`; a
+   * failing authenticator or gate check, whose client gets the 503 error of
+   * `unavailable`, `kind: 'outage'`); reporting only. Otherwise the client
+   * sees a bare internal error. A client's protocol mistakes the SDK
+   * answered itself (an unsupported protocol version, an unknown method)
+   * are not reported. `errorLog(logger)` writes these rate-limited.
    */
-  readonly onerror?: (error: Error) => void;
+  readonly onerror?: OnError;
   /**
    * Most bytes of one line (one JSON-RPC message); a longer line is refused
    * as an invalid request without being parsed, and the next line is served.
@@ -86,8 +93,9 @@ function wireOf(options: StdioOptions, maxBodyBytes: number, log: RefusalLog): T
  * JSON-RPC errors (503 carries `retry_after_seconds`) and are logged to
  * `logger`. A store behind a gate check or the authenticator that fails or
  * is too slow answers -32053 "Temporarily unavailable; retry shortly."
- * (`unavailable`); the next request tries again. Lines are read within `maxBodyBytes`; a batch, an oversized line
- * or a `tools/call` with malformed params is answered before anything runs.
+ * (`unavailable`); the next request tries again. Lines are read within `maxBodyBytes`; a batch, an oversized line,
+ * an id longer than 200 characters or a `tools/call` with malformed params is answered before anything runs.
+ * Every JSON-RPC error written, the SDK's own included, repeats at most 200 characters of caller text.
  */
 export function serveStdio<TRight extends string>(
   server: GatehouseServer<TRight>,
@@ -98,6 +106,8 @@ export function serveStdio<TRight extends string>(
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'serveStdio');
   const log = refusalLogOf(options.logger, server);
   const wire = wireOf(options, maxBodyBytes, log);
+  // the SDK writes its own refusals (an unsupported protocol version) straight to the wire
+  capOutgoing(wire);
   const outage = outageOf(options.unavailable, 'serveStdio', options.onerror);
   const connection = async (): Promise<Connection<TRight>> => {
     const request = { transport: 'stdio', token, tenant: options.tenant } as const;
@@ -106,7 +116,7 @@ export function serveStdio<TRight extends string>(
     return admission.connection;
   };
   const handle = sdkServeStdio(() => sdkServer(server, connection, options.onerror, 'stdio'), {
-    ...(options.onerror ? { onerror: options.onerror } : {}),
+    ...(options.onerror ? { onerror: sdkOnerror(options.onerror) } : {}),
     transport: wire,
   });
   // serveStdio has set the wire's onmessage and started it; nothing has been read yet

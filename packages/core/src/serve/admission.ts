@@ -43,7 +43,7 @@ type Decided = Refused | { readonly token: string };
 
 /** A store behind `during` failed or was too slow: reported to `onerror`, answered with a 503 naming no cause. */
 function storeDown(error: unknown, outage: Outage): Refused {
-  reportTo(outage.onerror, error);
+  reportTo(outage.onerror, error, 'outage');
   return { refusal: unavailableRefusal(outage), step: 'unavailable' };
 }
 

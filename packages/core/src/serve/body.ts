@@ -1,6 +1,8 @@
 import { ConfigurationError } from '../errors.js';
 import type { Json } from '../json.js';
 import { isPlainObject } from '../json.js';
+import { ECHO_LIMIT } from '../pipeline/caps.js';
+import { hasOversizedId, OVERSIZED_ID } from './echoes.js';
 
 /** Default most bytes of a request body read before it is refused with 413: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
@@ -95,21 +97,24 @@ export interface EdgeAnswer {
   readonly message: string;
 }
 
-/** The id of a JSON-RPC message when it is a valid one (string or number), else null. */
+/** The id of a JSON-RPC message when it is a valid one (a number, or a string an answer may repeat), else null. */
 export function rpcIdOf(message: Json): string | number | null {
   if (!isPlainObject(message)) return null;
   const { id } = message;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  if (typeof id === 'number') return id;
+  return typeof id === 'string' && id.length <= ECHO_LIMIT ? id : null;
 }
 
 /**
  * The protocol edges every transport answers itself, before the SDK sees a
- * parsed message: a batch (an array) is refused as an invalid request with
- * id null, and a `tools/call` with malformed params gets {@link MALFORMED_TOOLS_CALL}.
- * `undefined` when the message may go on.
+ * parsed message: a batch (an array) and a message whose id is a string
+ * longer than 200 characters (no answer may repeat it) are refused as
+ * invalid requests with id null, and a `tools/call` with malformed params
+ * gets {@link MALFORMED_TOOLS_CALL}. `undefined` when the message may go on.
  */
 export function screenMessage(message: Json, per: 'HTTP POST' | 'line'): EdgeAnswer | undefined {
   if (Array.isArray(message)) return { id: null, code: -32600, message: batchRefused(per) };
+  if (hasOversizedId(message)) return { id: null, code: -32600, message: OVERSIZED_ID };
   if (isMalformedToolsCall(message))
     return { id: rpcIdOf(message), code: -32602, message: MALFORMED_TOOLS_CALL };
   return undefined;

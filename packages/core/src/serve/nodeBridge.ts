@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { internalErrorBody } from './refusal.js';
-import { reportTo } from './report.js';
+import { type OnError, reportTo } from './report.js';
 
 /** A node:http request listener. */
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -94,7 +94,7 @@ async function writeResponse(res: ServerResponse, response: Response, gone: Abor
  */
 export function nodeListener(
   fetch: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
-  onerror: ((error: Error) => void) | undefined,
+  onerror: OnError | undefined,
   failure: () => Response = () =>
     new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } }),
 ): NodeListener {

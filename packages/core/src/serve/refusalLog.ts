@@ -1,6 +1,7 @@
 import type { GateRefusal } from '../context.js';
 import { type Logger, silentLogger } from '../logging.js';
 import type { Telemetry } from '../telemetry.js';
+import { type RolledOver, type WindowOptions, windowed, writeLine } from './windowedLog.js';
 
 /**
  * The admission step that refused a request; `unavailable` when a store a
@@ -26,25 +27,8 @@ export interface RefusalLog {
   refused(event: RefusalEvent): void;
 }
 
-/** Options of {@link refusalLog}. */
-export interface RefusalLogOptions {
-  /** Length of one window; default one minute. */
-  readonly windowMs?: number;
-  /** Lines written per client address and reason in one window; default 1. */
-  readonly perWindow?: number;
-  /** Most (address, reason) pairs tracked at once; default 1,000. Beyond, new pairs share one entry. */
-  readonly maxKeys?: number;
-  /** Milliseconds since the epoch; tests pin it. */
-  readonly now?: () => number;
-}
-
-interface Entry {
-  readonly event: RefusalEvent;
-  readonly overflow: boolean;
-  start: number;
-  written: number;
-  suppressed: number;
-}
+/** Options of {@link refusalLog}: per client address and reason, one line a minute by default. */
+export type RefusalLogOptions = WindowOptions;
 
 const OVERFLOW = '*';
 
@@ -57,7 +41,6 @@ const keyOf = ({ refusal, step, transport, clientAddress }: RefusalEvent): strin
 /** 403 (a foreign Host or Origin, a forbidden credential) and a store outage are warnings; 401 and a kill switch's 503 are routine. */
 const levelOfEvent = ({ refusal, step }: RefusalEvent): 'info' | 'warn' =>
   refusal.status === 403 || step === 'unavailable' ? 'warn' : 'info';
-const levelOf = (entry: Entry): 'info' | 'warn' => (entry.overflow ? 'warn' : levelOfEvent(entry.event));
 
 const eventName = (step: RefusalStep) => (step === 'request' ? 'protocol_error' : 'gate_refusal');
 
@@ -72,13 +55,13 @@ function refusalRecord({ refusal, step, transport, clientAddress }: RefusalEvent
   };
 }
 
-function suppressedRecord(entry: Entry, windowMs: number): object {
-  const { refusal, step, transport, clientAddress } = entry.event;
+function suppressedRecord({ payload, suppressed, windowMs, overflow }: RolledOver<RefusalEvent>): object {
+  const { refusal, step, transport, clientAddress } = payload;
   return {
-    event: `${eventName(entry.event.step)}_suppressed`,
-    suppressed: entry.suppressed,
+    event: `${eventName(step)}_suppressed`,
+    suppressed,
     window_ms: windowMs,
-    ...(entry.overflow
+    ...(overflow
       ? { client_address: OVERFLOW }
       : {
           transport,
@@ -99,85 +82,38 @@ function suppressedRecord(entry: Entry, windowMs: number): object {
  * A logger that throws changes nothing about the refusal.
  */
 export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): RefusalLog {
-  const windowMs = options.windowMs ?? 60_000;
-  const perWindow = options.perWindow ?? 1;
-  const maxKeys = options.maxKeys ?? 1_000;
-  const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
-  let sweptAt = now();
-
-  const write = (level: 'info' | 'warn', record: object, message: string): void => {
-    try {
-      logger[level](record, message);
-    } catch {
-      // logging only
-    }
-  };
-  const rollOver = (entry: Entry): void => {
-    if (entry.suppressed > 0) {
-      write(
-        levelOf(entry),
-        suppressedRecord(entry, windowMs),
-        `${entry.suppressed} ${entry.event.step === 'request' ? 'protocol errors' : 'gate refusals'} suppressed`,
-      );
-    }
-  };
-  const sweep = (at: number): void => {
-    sweptAt = at;
-    for (const [key, entry] of entries) {
-      if (at - entry.start < windowMs) continue;
-      rollOver(entry);
-      entries.delete(key);
-    }
-  };
-  const entryFor = (event: RefusalEvent, at: number): Entry => {
-    let key = keyOf(event);
-    let entry = entries.get(key);
-    if (!entry && entries.size >= maxKeys) {
-      key = OVERFLOW;
-      entry = entries.get(key);
-    }
-    if (entry && at - entry.start >= windowMs) {
-      rollOver(entry);
-      entry = undefined;
-    }
-    if (!entry) {
-      entry = { event, overflow: key === OVERFLOW, start: at, written: 0, suppressed: 0 };
-      entries.set(key, entry);
-    }
-    return entry;
-  };
-
+  const window = windowed<RefusalEvent>(options, (rolled) => {
+    const what = rolled.payload.step === 'request' ? 'protocol errors' : 'gate refusals';
+    const level = rolled.overflow ? 'warn' : levelOfEvent(rolled.payload);
+    writeLine(logger, level, suppressedRecord(rolled), `${rolled.suppressed} ${what} suppressed`);
+  });
   return {
     refused(event) {
-      const at = now();
-      if (at - sweptAt >= windowMs) sweep(at);
-      const entry = entryFor(event, at);
-      if (entry.written >= perWindow) {
-        entry.suppressed++;
-        return;
-      }
-      entry.written++;
-      write(
-        levelOfEvent(event),
-        refusalRecord(event),
-        event.step === 'request' ? 'protocol error' : 'gate refusal',
-      );
+      if (!window.admit(keyOf(event), event)) return;
+      const message = event.step === 'request' ? 'protocol error' : 'gate refusal';
+      writeLine(logger, levelOfEvent(event), refusalRecord(event), message);
     },
   };
 }
 
 /**
  * The refusal log of a transport: its own `logger` option, else the
- * server's; none when that is silent. Every refusal, logged or suppressed,
- * is also counted through the server's telemetry.
+ * server's; none when that is silent. Its windows run on the server's
+ * clock. Every refusal, logged or suppressed, is also counted through the
+ * server's telemetry.
  */
 export function refusalLogOf(
   own: Logger | undefined,
-  server: { readonly logger: Logger; readonly telemetry?: Telemetry | undefined },
+  server: {
+    readonly logger: Logger;
+    readonly telemetry?: Telemetry | undefined;
+    readonly clock?: (() => Date) | undefined;
+  },
 ): RefusalLog {
   const logger = own ?? server.logger;
-  const log = logger === silentLogger ? silentRefusalLog : refusalLog(logger);
+  const clock = server.clock;
+  const options = clock ? { now: () => clock().getTime() } : {};
+  const log = logger === silentLogger ? silentRefusalLog : refusalLog(logger, options);
   const count = server.telemetry?.refused?.bind(server.telemetry);
   if (!count) return log;
   return {

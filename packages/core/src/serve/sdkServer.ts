@@ -14,8 +14,9 @@ import type { Connection, GateRefusal } from '../context.js';
 import type { CallResult } from '../envelope.js';
 import type { GatehouseServer } from '../server.js';
 import { type RequestFacts, type RequestSpan, startRequest } from '../telemetry.js';
+import { capOutgoing } from './echoes.js';
 import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
-import { reportTo } from './report.js';
+import { type OnError, reportTo } from './report.js';
 
 // Shared with the SDK v1 adapter, which must not load SDK v2: they live in SDK-free files.
 export { GATE_RPC_CODES } from './refusal.js';
@@ -37,17 +38,25 @@ export function internalProtocolError(): ProtocolError {
  * and tenant are never cached on a transport session.
  *
  * The SDK answers a thrown handler error with its message verbatim; here only
- * `ProtocolError`s (gate refusals) reach the client. Anything else (a failing
+ * `ProtocolError`s (gate refusals) reach the client. Every JSON-RPC error it
+ * sends, its own included (invalid params, unsupported protocol version),
+ * repeats at most 200 characters of caller text (`capRpcError`). Anything else (a failing
  * authenticator, gate check or visibility rule) is reported to `onerror` and
  * answered with a bare JSON-RPC internal error.
  */
 export function sdkServer<TRight extends string>(
   server: GatehouseServer<TRight>,
   connection: () => Promise<Connection<TRight>>,
-  onerror: ((error: Error) => void) | undefined,
+  onerror: OnError | undefined,
   transport: 'http' | 'stdio',
 ): Server {
   const sdk = new Server({ name: server.name, version: server.version }, { capabilities: { tools: {} } });
+  // every transport the SDK connects it to (per HTTP request, stdio) sends capped errors only
+  const connect = sdk.connect.bind(sdk);
+  sdk.connect = (transport) => {
+    capOutgoing(transport);
+    return connect(transport);
+  };
   const sealed = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();

@@ -1,5 +1,6 @@
 import type { GateRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
+import type { OnError } from './report.js';
 
 /**
  * How admission answers when a store it reads fails: a gate check (the
@@ -20,7 +21,7 @@ export interface UnavailableOptions {
 export interface Outage {
   readonly retryAfterSeconds: number;
   readonly timeoutMs: number;
-  readonly onerror?: ((error: Error) => void) | undefined;
+  readonly onerror?: OnError | undefined;
   /** Time limits of this transport's admissions in flight, at `timeoutMs`. */
   readonly deadlines: Deadlines;
 }
@@ -93,11 +94,7 @@ export const DEFAULT_OUTAGE: Outage = Object.freeze({
 });
 
 /** Checks a transport's `unavailable` option up front; `who` names the entry point in the error. */
-export function outageOf(
-  options: UnavailableOptions | undefined,
-  who: string,
-  onerror?: (error: Error) => void,
-): Outage {
+export function outageOf(options: UnavailableOptions | undefined, who: string, onerror?: OnError): Outage {
   const retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_OUTAGE_RETRY_SECONDS;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_ADMISSION_TIMEOUT_MS;
   if (!Number.isSafeInteger(retryAfterSeconds) || retryAfterSeconds < 1) {

@@ -4,6 +4,7 @@ import type { Connection, GateRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { Json } from '../json.js';
 import type { Logger } from '../logging.js';
+import { ECHO_LIMIT } from '../pipeline/caps.js';
 import type { GatehouseServer } from '../server.js';
 import { admit } from './admission.js';
 import { byteLimit, screenMessage } from './body.js';
@@ -11,7 +12,7 @@ import { LOCAL_HOSTNAMES } from './hostOrigin.js';
 import { challengeOptions, type ProtectedResourceOptions } from './oauthMetadata.js';
 import { internalErrorBody, renderRefusal } from './refusal.js';
 import { refusalLogOf } from './refusalLog.js';
-import { reportTo } from './report.js';
+import { type OnError, reportTo } from './report.js';
 import { stepUpRefusal } from './stepUp.js';
 import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { CONNECTION_KEY } from './v1Errors.js';
@@ -58,7 +59,7 @@ export interface GateMiddlewareOptions {
    * Receives a `tenantFrom` that throws (the client gets a bare 500) and a
    * failing gate check or authenticator (the client gets a 503, see `unavailable`).
    */
-  readonly onerror?: (error: Error) => void;
+  readonly onerror?: OnError;
 }
 
 /**
@@ -91,13 +92,25 @@ async function boundedBody(req: IncomingMessage, limit: number): Promise<Buffer 
 
 type BodyCheck =
   | { readonly ok: true }
-  | { readonly ok: false; readonly status: number; readonly body: object };
+  | { readonly ok: false; readonly status: number; readonly body: { readonly error: { message: string } } };
 
 const rpcError = (id: string | number | null, code: number, message: string) => ({
   jsonrpc: '2.0',
   id,
   error: { code, message },
 });
+
+/**
+ * The SDK v1 transport repeats an unsupported `MCP-Protocol-Version` header
+ * whole in its answer; one longer than any version is refused here instead.
+ */
+function checkHeaders(req: GatedRequest): BodyCheck {
+  const version = req.headers['mcp-protocol-version'];
+  const length = Array.isArray(version) ? version.join(', ').length : (version?.length ?? 0);
+  if (length <= ECHO_LIMIT) return { ok: true };
+  const message = `Bad Request: Unsupported protocol version: the MCP-Protocol-Version header is longer than ${ECHO_LIMIT} characters.`;
+  return { ok: false, status: 400, body: rpcError(null, -32000, message) };
+}
 
 /**
  * Reads an admitted POST body once, within `limit`, and hands it on as
@@ -143,10 +156,12 @@ async function checkBody(req: GatedRequest, limit: number): Promise<BodyCheck> {
  * `Host` and `Origin`, 403; the bearer credential, 401 + `WWW-Authenticate`;
  * the authenticator, 401/403), refusals logged to `logger`. An admitted POST
  * body is then read within `maxBodyBytes` (413 beyond it) and a JSON-RPC
- * batch is refused (400) before any of its requests runs; the body is handed
- * on as `req.body` and `req.rawBody`. Under OAuth, a `tools/call` of a tool
- * listed to the person but outside the access token's scopes answers 403
- * `insufficient_scope` here (I7). On success it sets `req.auth` (kept if
+ * batch, an id longer than 200 characters and an `MCP-Protocol-Version`
+ * header longer than that (the v1 transport would repeat it whole) are
+ * refused (400) before the transport sees them, and logged as the client's
+ * protocol mistakes; the body is handed on as `req.body` and `req.rawBody`.
+ * Under OAuth, a `tools/call` of a tool listed to the person but outside
+ * the access token's scopes answers 403 `insufficient_scope` here (I7). On success it sets `req.auth` (kept if
  * an earlier middleware set it) with the connection in `extra`, so the
  * mounted tools read it per request; the token itself is not passed on. A
  * hook that throws fails closed with a bare 500 and reports to `onerror`.
@@ -208,13 +223,22 @@ export function createGateMiddleware<TRight extends string>(
     return refusal;
   };
 
+  /** A client's protocol mistake the gate answers itself (oversized, not JSON, a batch, …), logged like a refusal. */
+  const mistake = (req: GatedRequest, check: BodyCheck & { ok: false }): void => {
+    const clientAddress = options.clientAddress ? options.clientAddress(req) : req.socket?.remoteAddress;
+    const refusal = { status: check.status, reason: check.body.error.message };
+    log.refused({ refusal, step: 'request', transport: 'http', clientAddress });
+  };
+
   return async function gatehouseGate(req, res, next) {
     let admitted: AuthInfo | GateRefusal;
     let body: BodyCheck = { ok: true };
     try {
       admitted = await authOf(req);
-      if ('token' in admitted && req.method === 'POST') body = await checkBody(req, maxBodyBytes);
+      if ('token' in admitted) body = checkHeaders(req);
+      if ('token' in admitted && body.ok && req.method === 'POST') body = await checkBody(req, maxBodyBytes);
       if ('token' in admitted && body.ok) admitted = (await stepUp(req, admitted)) ?? admitted;
+      if ('token' in admitted && !body.ok) mistake(req, body);
     } catch (error) {
       reportTo(options.onerror, error);
       res.writeHead(500, { 'content-type': 'application/json' }).end(internalErrorBody());

@@ -17,7 +17,7 @@ import type { GatehouseServer } from '../server.js';
 import { type RequestFacts, startRequest } from '../telemetry.js';
 import { admit } from './admission.js';
 import { refusalLogOf } from './refusalLog.js';
-import { reportTo } from './report.js';
+import { type OnError, reportTo } from './report.js';
 import { screenIncoming } from './screen.js';
 import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
@@ -38,7 +38,7 @@ export interface MountOptions {
    * `unavailable`) and configuration mistakes found at request time.
    * Reporting only: otherwise the client gets a bare JSON-RPC internal error.
    */
-  readonly onerror?: (error: Error) => void;
+  readonly onerror?: OnError;
   /**
    * Where gate refusals on the configured `credential` (stdio) are logged, at
    * info or warn, never token material; at most one line per reason a minute,
@@ -164,7 +164,7 @@ export function mountGatehouse<TRight extends string>(
  * malformed params gets the short -32602 sentence from the transport itself,
  * before the SDK's own `tools/call` wrapper would answer with its validator's dump.
  */
-function screenOnConnect(server: Server, onerror: ((error: Error) => void) | undefined): void {
+function screenOnConnect(server: Server, onerror: OnError | undefined): void {
   const connect = server.connect.bind(server);
   server.connect = (transport) => {
     // Protocol.connect sets the transport's onmessage before its first await
@@ -178,7 +178,7 @@ function screenOnConnect(server: Server, onerror: ((error: Error) => void) | und
 interface Mount<TRight extends string> {
   readonly gatehouse: GatehouseServer<TRight>;
   readonly resolve: Resolve<TRight>;
-  readonly onerror: ((error: Error) => void) | undefined;
+  readonly onerror: OnError | undefined;
   host: HostToolHandlers;
   readonly shadowed: Set<string>;
 }
