@@ -41,6 +41,7 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
     'test/replicas/postgresStop.test.ts',
     'test/crashRetry.test.ts',
     'test/outageAnswers.test.ts',
+    'test/concurrentStarts.test.ts',
   ],
   repo: ['test/throwawayPostgres.test.ts'],
 };

@@ -6,6 +6,7 @@ import type {
   Effect,
   GatehouseServer,
   Telemetry,
+  UnitOfWork,
 } from '@gatehousejs/core';
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
@@ -89,6 +90,15 @@ export interface BookingApp {
   readonly people: PeopleDirectory;
   readonly apiAccess: ApiAccess;
   readonly credentials: Credentials<Right>;
+  /**
+   * The same credential service with its writes joining the open unit of
+   * work `handle` (from `database.write` or {@link writeAs}): a mint or a
+   * revocation and its audit row commit or roll back with that unit instead
+   * of in a transaction of their own. Same checks and audit rows; revoking
+   * an OAuth grant also forgets it (on PostgreSQL at once, on a connection
+   * of its own).
+   */
+  credentialsIn(handle: unknown): Credentials<Right>;
   /** The MCP credentials (hashes only), for the admin page and the CLI. */
   readonly credentialStore: CredentialStore;
   readonly switches: Switches;
@@ -164,7 +174,7 @@ function wire(
   const ports = createOutboundPorts(clock);
   const people = new PeopleDirectory(database, clock);
   const apiAccess = new ApiAccess(database, people, clock);
-  const access = accessControl(database, people, clock);
+  const { credentialsOver, ...access } = accessControl(database, people, clock);
   const publicUrl = publicUrlOf(options.publicUrl);
   const oauth = createAuthorizationServer({
     db: database.kysely,
@@ -176,14 +186,15 @@ function wire(
     settings: options.oauth ?? oauthSettingsFromEnv(process.env),
   });
   // revoking a credential that is an OAuth grant also deletes the grant and its tokens
-  const credentials: Credentials<Right> = {
-    ...access.credentials,
+  const forgettingGrants = (service: Credentials<Right>): Credentials<Right> => ({
+    ...service,
     revoke: async (id, by) => {
-      const changed = await access.credentials.revoke(id, by);
+      const changed = await service.revoke(id, by);
       await oauth.forgetGrant(id);
       return changed;
     },
-  };
+  });
+  const credentials = forgettingGrants(access.credentials);
   const authenticate = mcpAuthenticator({
     ...access,
     credentials,
@@ -217,6 +228,7 @@ function wire(
     apiAccess,
     ...access,
     credentials,
+    credentialsIn: (handle) => forgettingGrants(credentialsOver(joining(handle))),
     mcp,
     oauth,
     logger,
@@ -240,19 +252,30 @@ function wire(
   };
 }
 
-/** MCP credentials checked against the people's live roles (I4, I5), and the kill switches (I6). */
+/** A unit of work that runs inside the open unit `handle`: its writes join that transaction. */
+function joining(handle: unknown): UnitOfWork {
+  return Object.freeze({ atomic: true, run: <T>(work: (unit: unknown) => Promise<T>) => work(handle) });
+}
+
+/**
+ * MCP credentials checked against the people's live roles (I4, I5), the
+ * same service over another unit of work (`credentialsOver`), and the kill
+ * switches (I6).
+ */
 function accessControl(database: BookingDatabase, people: PeopleDirectory, clock: () => Date) {
   const { stores } = database;
   const credentialStore = stores.credentials;
-  const credentials = createCredentials({
-    store: credentialStore,
-    audit: stores.audit,
-    people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
-    rights: RIGHTS,
-    clock,
-    // a token's creation or revocation commits with its audit row
-    unitOfWork: stores.unitOfWork,
-  });
+  const credentialsOver = (unitOfWork: UnitOfWork) =>
+    createCredentials({
+      store: credentialStore,
+      audit: stores.audit,
+      people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
+      rights: RIGHTS,
+      clock,
+      unitOfWork,
+    });
+  // a token's creation or revocation commits with its audit row
+  const credentials = credentialsOver(stores.unitOfWork);
   const switches = createSwitches({
     store: stores.switches,
     audit: stores.audit,
@@ -261,7 +284,7 @@ function accessControl(database: BookingDatabase, people: PeopleDirectory, clock
     retryAfterSeconds: 60,
     clock,
   });
-  return { credentialStore, credentials, switches };
+  return { credentialStore, credentials, credentialsOver, switches };
 }
 
 /** Logs an unexpected error by correlation id and type; its detail (message, stack) only at debug level. */

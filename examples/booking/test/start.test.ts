@@ -7,7 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type BookingApp, createBookingApp } from '../src/app.js';
 import { DEMO_TOKEN_LABEL, type DemoToken, rotateDemoToken } from '../src/demoToken.js';
 import { serveHttp } from '../src/httpServer.js';
+import { demoTokenRows, expectLastRotationLive, rotationOrder } from './fixtures/demoRotations.js';
+import { postgresAvailable, postgresTestDatabase } from './fixtures/postgres.js';
 import { rawClient } from './fixtures/raw.js';
+
+const postgres = await postgresAvailable();
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -115,6 +119,67 @@ describe('rotateDemoToken', () => {
       expect(token.length).toBeGreaterThan(20);
       expect(bytes).not.toContain(token);
       expect(bytes).not.toContain(token.slice(-16));
+    }
+  });
+});
+
+describe('rotateDemoToken at once', () => {
+  const APPS = 4;
+  const silent = pino({ level: 'silent' });
+
+  /** Opens `APPS` apps at once on one empty database (separate connections), then rotates on all at once. */
+  async function rotateAtOnce(open: () => Promise<BookingApp>): Promise<void> {
+    const apps = await Promise.all(Array.from({ length: APPS }, open));
+    try {
+      expect(apps.filter((app) => app.seeded)).toHaveLength(1);
+      const demos = await Promise.all(apps.map((app) => rotateDemoToken(app)));
+      const order = rotationOrder(
+        demos.map((demo) => ({ credentialId: demo.credential.id, revoked: demo.revoked })),
+      );
+      expectLastRotationLive(await demoTokenRows(apps[0]!), order);
+    } finally {
+      await Promise.all(apps.map((app) => app.close()));
+    }
+  }
+
+  it('serialises the rotations of several apps on one SQLite file: one demo token live, the last one minted', () => {
+    const file = databaseFile();
+    return rotateAtOnce(() => createBookingApp({ file, logger: silent }));
+  });
+
+  it.skipIf(!postgres)(
+    'serialises the rotations of several apps on one PostgreSQL database: one demo token live, the last one minted',
+    async () => {
+      const database = await postgresTestDatabase();
+      try {
+        await rotateAtOnce(() => createBookingApp({ databaseUrl: database.url, logger: silent }));
+      } finally {
+        await database.drop();
+      }
+    },
+  );
+
+  it('changes nothing when the mint fails: the earlier demo token stays live, no revocation is audited', async () => {
+    const file = databaseFile();
+    const { app, demo } = await start(file);
+    try {
+      const failing: BookingApp = {
+        ...app,
+        credentialsIn: (handle) => ({
+          ...app.credentialsIn(handle),
+          mint: async () => {
+            throw new Error('the mint failed');
+          },
+        }),
+      };
+      await expect(rotateDemoToken(failing)).rejects.toThrow('the mint failed');
+      expect(await demoTokenRows(app)).toEqual({
+        minted: [demo.credential.id],
+        live: [demo.credential.id],
+        revokes: [],
+      });
+    } finally {
+      await app.close();
     }
   });
 });
