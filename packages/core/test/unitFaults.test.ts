@@ -57,6 +57,8 @@ class ScriptedUnitOfWork implements UnitOfWork<Note[]> {
 }
 
 function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {}) {
+  /** Switch reads counted from the last reset; those numbered in `failing` throw (a database that cannot be read). */
+  const switchReads = { count: 0, failing: new Set<number>() };
   const rows: Note[] = [];
   const sent: string[] = [];
   const unitOfWork = new ScriptedUnitOfWork(rows);
@@ -126,6 +128,16 @@ function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {
     replay: { store: options.replayStore ? options.replayStore(memory) : memory },
     confirm: { store: pending },
     unitOfWork,
+    guards: [
+      {
+        name: 'workspace switch',
+        connection: async () => {
+          switchReads.count++;
+          if (switchReads.failing.has(switchReads.count)) throw new Error('connection terminated');
+          return undefined;
+        },
+      },
+    ],
   });
   const connection = connectionWith(['notes.write'] as const);
   const call = (tool: string, args: JsonObject) => server.callTool(connection, tool, args);
@@ -136,6 +148,11 @@ function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {
     pending,
     unitOfWork,
     conflicts,
+    /** Makes the switch reads numbered `failing` (from now, 1-based) throw. */
+    failSwitchReads(...failing: number[]) {
+      switchReads.count = 0;
+      switchReads.failing = new Set(failing);
+    },
     call,
     okAudits: async () =>
       (await audit.list({ tenantId: 't1', limit: 100 })).filter((row) => row.outcome === 'ok'),
@@ -256,6 +273,27 @@ describe('a commit whose outcome is unknown', () => {
     expect(d.sent).toEqual(['hello']);
     const again = structured(await d.call('confirm_action', confirm));
     expect(again).toMatchObject({ replayed: true });
+    expect(d.sent).toEqual(['hello']);
+  });
+});
+
+describe('a confirmation whose switch cannot be read', () => {
+  it('answers store_unavailable and keeps the token, whether the read fails before or after the claim; the retry sends once', async () => {
+    const d = desk();
+    const confirm = await d.preview('hello');
+    const hash = await tokenHashOf(confirm);
+    // the first read (confirm_action's visibility) fails: nothing was decided, nothing is killed
+    d.failSwitchReads(1);
+    expect(structured(await d.call('confirm_action', confirm)).error?.code).toBe('store_unavailable');
+    expect((await d.pending.findByTokenHash(hash))?.status).toBe('pending');
+    // visibility passes, the standing check after the claim fails: the claim is released, the token kept
+    d.failSwitchReads(2);
+    expect(structured(await d.call('confirm_action', confirm)).error?.code).toBe('store_unavailable');
+    expect((await d.pending.findByTokenHash(hash))?.status).toBe('pending');
+    expect(d.sent).toEqual([]);
+    d.failSwitchReads();
+    const retried = structured(await d.call('confirm_action', confirm));
+    expect(retried).toMatchObject({ status: 'ok', result: { action: 'mail_owner' } });
     expect(d.sent).toEqual(['hello']);
   });
 });

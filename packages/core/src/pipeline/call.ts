@@ -168,8 +168,9 @@ export const UNIT_ATTEMPTS = 3;
 const backOff = () => new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
 
 /** Failures after which a claim is given back and its token kept: the store was down, or the commit's fate is unknown (I9). */
-const isOutage = (error: unknown): boolean =>
-  ToolError.is(error) && (error.code === 'store_unavailable' || error.code === 'outcome_unknown');
+const OUTAGE_CODES: ReadonlySet<string> = new Set(['store_unavailable', 'outcome_unknown']);
+
+const isOutage = (error: unknown): boolean => ToolError.is(error) && OUTAGE_CODES.has(error.code);
 
 /** Builds the pipeline of one server. */
 export function createPipeline<TRight extends string, TServices>(parts: PipelineParts<TRight, TServices>) {
@@ -469,6 +470,18 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     }
   }
 
+  /**
+   * Closes a claimed action after a refusal (I9): an outage (a switch or a
+   * store that could not be read) releases the claim and keeps the token, so
+   * the same confirmation works once the store is back; any other refusal
+   * kills it.
+   */
+  async function closeRefused(action: ClaimedAction, error: ToolErrorInit): Promise<void> {
+    if (!confirm) return;
+    if (OUTAGE_CODES.has(error.code)) await confirm.release(action);
+    else await confirm.kill(action);
+  }
+
   /** `confirm_action` once this call holds the action's claim: the standing checks again, then the unit. */
   async function confirmClaimed(
     self: ToolPlan<TRight, TServices>,
@@ -500,7 +513,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       (await visibility.refusal(plan.tool, call.connection)) ??
       (await callGuards(plan, target));
     if (refused) {
-      await confirm.kill(action);
+      await closeRefused(action, refused);
       return refuse(refused);
     }
     let scope: CallServices<TRight, TServices> | undefined;
@@ -524,7 +537,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         () => scope,
         { claim, notes },
       );
-      if (outcome.kind === 'refused') await confirm.kill(action);
+      if (outcome.kind === 'refused') await closeRefused(action, outcome.error);
       return outcome;
     } catch (error) {
       if (error instanceof ContentChanged) return changedSincePreview(plan, target, action);
@@ -660,7 +673,8 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const target = await targetOf(plan, action, connection);
     const refused = await standing(plan, target);
     if (refused) {
-      await confirm.kill(action);
+      // not claimed yet: an outage leaves the action as it was, any other refusal kills it
+      if (!OUTAGE_CODES.has(refused.code)) await confirm.kill(action);
       return { kind: 'refused', error: refused };
     }
     const claimed = await confirm.claimFor(action, ['pending']);
@@ -711,7 +725,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
         () => scope,
       );
       if (outcome.kind === 'refused') {
-        await confirm.kill(action);
+        await closeRefused(action, outcome.error);
         return { kind: 'refused', error: outcome.error };
       }
       return { kind: 'executed', result: (outcome as { data: JsonObject }).data };
@@ -802,8 +816,9 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     if (!plan) return refuse(unknownTool(name));
     const hidden = await visibility.refusal(plan.tool, connection);
     if (hidden) {
-      // a confirmation refused here (a workspace switched off) still kills its token (I9)
-      if (plan.kind === 'confirm' && confirm && isPlainObject(args))
+      // a confirmation refused here (a workspace switched off) still kills its token (I9);
+      // a switch that could not be read decided nothing, so the token is kept for the retry
+      if (plan.kind === 'confirm' && confirm && isPlainObject(args) && !OUTAGE_CODES.has(hidden.code))
         await confirm.killIfOurs(args.confirm_token, { connection });
       return refuse(hidden);
     }
