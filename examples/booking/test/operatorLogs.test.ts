@@ -36,8 +36,14 @@ const envelope = (version = '2026-07-28') => ({
   'io.modelcontextprotocol/clientCapabilities': {},
 });
 
-/** A 2026-07-28 `tools/call` of find_bookings whose Mcp-Name header names another tool: the SDK answers 400. */
-function mismatch(url: URL, token: string, headers: Record<string, string> = {}): Promise<Response> {
+/** A 2026-07-28 `tools/call` of `name` over HTTP; `headers` replace the routing headers (`mcp-name` is the tool's). */
+function toolCall(
+  url: URL,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: {
@@ -46,17 +52,21 @@ function mismatch(url: URL, token: string, headers: Record<string, string> = {})
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
-      'mcp-name': 'find_customers',
+      'mcp-name': name,
       ...headers,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'find_bookings', arguments: {}, _meta: envelope() },
+      params: { name, arguments: args, _meta: envelope() },
     }),
   });
 }
+
+/** A 2026-07-28 `tools/call` of find_bookings whose Mcp-Name header names another tool: the SDK answers 400. */
+const mismatch = (url: URL, token: string, headers: Record<string, string> = {}): Promise<Response> =>
+  toolCall(url, token, 'find_bookings', {}, { 'mcp-name': 'find_customers', ...headers });
 
 /** Sends `count` requests 20 at a time; the statuses, in order. */
 async function burst(count: number, send: () => Promise<Response>): Promise<number[]> {
@@ -141,31 +151,11 @@ describe('the MCP endpoint’s logs', () => {
       .spyOn(t.app.credentialStore, 'findByTokenHash')
       .mockRejectedValue(Object.assign(new Error(SECRET), { code: 'ECONNREFUSED' }));
     const call = () =>
-      fetch(mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'create_booking',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name: 'create_booking',
-            arguments: {
-              customer_id: 'cu_alan',
-              starts_at: berlin(15, '08:00'),
-              duration_minutes: 30,
-              price: { minor_units: 4500, currency: 'EUR' },
-            },
-            _meta: envelope(),
-          },
-        }),
+      toolCall(mcpUrl, token, 'create_booking', {
+        customer_id: 'cu_alan',
+        starts_at: berlin(15, '08:00'),
+        duration_minutes: 30,
+        price: { minor_units: 4500, currency: 'EUR' },
       });
     const before = await t.count('bookings');
     const from = t.logLines.length;
