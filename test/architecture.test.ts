@@ -52,6 +52,25 @@ describe('package architecture', () => {
         { path: 'packages/guards/src/y.ts', text: "import { b } from '@gatehousejs/example-booking';" },
       ]),
     ).toEqual(['no library imports the example']);
+    const layer = 'core contract/ and schema/ import no pipeline, transport or store';
+    for (const [path, specifier] of [
+      ['packages/core/src/contract/tool.ts', '../pipeline/replay.js'],
+      ['packages/core/src/contract/envelope.ts', '../storage/pendingActionStore.js'],
+      ['packages/core/src/schema/compileInput.ts', '../pipeline/caps.js'],
+      ['packages/core/src/contract/guard.ts', '../serve/report.js'],
+    ] as const) {
+      expect(rules([...clean, { path, text: `import { y } from '${specifier}';` }]), path).toEqual([layer]);
+    }
+    // the contract may import core's base modules and its own files
+    expect(
+      rules([
+        ...clean,
+        {
+          path: 'packages/core/src/contract/tool.ts',
+          text: "import { e } from '../errors.js';\nimport { g } from './guard.js';",
+        },
+      ]),
+    ).toEqual([]);
     // a node: import outside the root entry's reach is allowed (the /node entry)
     expect(rules([...clean, { path: 'packages/core/src/node.ts', text: "import 'node:http';" }])).toEqual([]);
   });

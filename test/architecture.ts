@@ -39,8 +39,9 @@ const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
 /**
  * The package rules: core imports no sibling; presenters, stores, guards
  * and access import core only (so presenters and stores import no guards);
- * no library imports the example; the core root entry reaches no `node:`
- * module through its relative imports.
+ * no library imports the example; core's `contract/` and `schema/` import
+ * none of its pipeline, transports or stores; the core root entry reaches no
+ * `node:` module through its relative imports.
  */
 export function checkArchitecture(
   files: readonly SourceFile[],
@@ -66,6 +67,7 @@ export function checkArchitecture(
       }
     }
   }
+  for (const file of files) breaches.push(...layerBreaches(file));
   // The core root entry and everything it reaches through relative imports: no node: modules.
   const seen = new Set<string>();
   const walk = (path: string) => {
@@ -82,6 +84,49 @@ export function checkArchitecture(
     }
   };
   walk(coreRoot);
+  return breaches;
+}
+
+/** Core's layers that import nothing above them: the contract (tools, guards, outcomes, the envelope) and the input schemas. */
+const LOWER_LAYERS = ['packages/core/src/contract/', 'packages/core/src/schema/'];
+
+/** What a lower layer may not reach: the pipeline, the transports and serving, the stores, the server's assembly. */
+const UPPER_LAYERS = [
+  'packages/core/src/pipeline/',
+  'packages/core/src/serve/',
+  'packages/core/src/storage/',
+  'packages/core/src/builtins/',
+  'packages/core/src/otel/',
+  'packages/core/src/server.ts',
+  'packages/core/src/gatehouse.ts',
+  'packages/core/src/confirm.ts',
+  'packages/core/src/approvals.ts',
+  'packages/core/src/http.ts',
+  'packages/core/src/node.ts',
+  'packages/core/src/stdio.ts',
+  'packages/core/src/sdkV1.ts',
+  'packages/core/src/index.ts',
+];
+
+/**
+ * The layer rule inside core: `contract/` and `schema/` are what the
+ * pipeline, transports and stores build on, so nothing in them imports
+ * those (a relative import resolving into an upper layer is refused).
+ */
+function layerBreaches(file: SourceFile): Breach[] {
+  if (!LOWER_LAYERS.some((layer) => file.path.startsWith(layer))) return [];
+  const breaches: Breach[] = [];
+  for (const specifier of specifiersOf(file.text)) {
+    if (!specifier.startsWith('.')) continue;
+    const target = join(dirname(file.path), specifier).replace(/\.js$/, '.ts');
+    if (UPPER_LAYERS.some((layer) => target === layer || target.startsWith(layer))) {
+      breaches.push({
+        file: file.path,
+        specifier,
+        rule: 'core contract/ and schema/ import no pipeline, transport or store',
+      });
+    }
+  }
   return breaches;
 }
 

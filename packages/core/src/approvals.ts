@@ -8,11 +8,11 @@ import type {
 } from './approval.js';
 import type { ConfirmBook } from './confirm.js';
 import type { Connection } from './context.js';
+import type { ToolDefinition } from './contract/tool.js';
 import type { OutwardEffect } from './effects.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import type { ApprovedRun } from './pipeline/call.js';
 import type { PendingAction } from './storage/pendingActionStore.js';
-import type { ToolDefinition } from './tool.js';
 
 /** The pipeline's side of approval by a person (see `createPipeline`). */
 export interface ApprovalRunner<TRight extends string> {

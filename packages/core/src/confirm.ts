@@ -1,15 +1,15 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { builtInTool } from './builtins/define.js';
+import type { Outcome, ToolCall } from './contract/guard.js';
+import type { Prepared, ToolDefinition } from './contract/tool.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { digest, sha256Hex } from './hashing.js';
 import { newId } from './internal/ids.js';
 import { isPlainObject, type JsonObject } from './json.js';
-import type { Outcome, ToolCall } from './pipeline/guard.js';
 import { heartbeat, leaseOf } from './pipeline/lease.js';
 import type { PendingAction, PendingActionStore, PendingStatus } from './storage/pendingActionStore.js';
 import { stripHidden } from './text.js';
 import { presentUtc } from './time.js';
-import type { Prepared, ToolDefinition } from './tool.js';
 
 /** Options of the two-step flow (I9). */
 export interface ConfirmOptions {

@@ -2,17 +2,17 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Connection } from './context.js';
+import { toolOutputSchema } from './contract/envelope.js';
+import type { Guard } from './contract/guard.js';
+import { checkSpecShape, type ToolDefinition, type ToolListing, type ToolSpec } from './contract/tool.js';
 import { EFFECT_TRAITS } from './effects.js';
-import { toolOutputSchema } from './envelope.js';
 import { ConfigurationError } from './errors.js';
 import type { JsonObject } from './json.js';
-import type { Guard } from './pipeline/guard.js';
 import { checkPorts, type PortMap, type Ports } from './ports.js';
 import { checkDefinition, definitionRules } from './schema/checks.js';
 import { compileInput, type ToolInput } from './schema/compileInput.js';
 import type { JsonSchemaInput } from './schema/jsonSchemaInput.js';
 import { createServer, type GatehouseServer, type ServerInternals, type ServerOptions } from './server.js';
-import { checkSpecShape, type ToolDefinition, type ToolListing, type ToolSpec } from './tool.js';
 
 // ajv-formats ships CommonJS with a default export; normalise both module shapes.
 const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (

@@ -18,19 +18,7 @@ export type {
   GateRequest,
   PresentedCredential,
 } from './context.js';
-export type { Effect, EffectAnnotations, EffectTraits, OutwardEffect } from './effects.js';
-export { EFFECT_TRAITS, EFFECTS, isOutward } from './effects.js';
-export type { CallResult } from './envelope.js';
-export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
-export { ConfigurationError, ERROR_CODES, ToolError, TransactionConflict } from './errors.js';
-export type { Gatehouse, GatehouseOptions } from './gatehouse.js';
-export { createGatehouse } from './gatehouse.js';
-export { canonicalJson, digest, sha256Hex } from './hashing.js';
-export type { Json, JsonObject, JsonSchema } from './json.js';
-export type { CallLogRecord, Logger } from './logging.js';
-export { silentLogger } from './logging.js';
-export type { ArgumentCaps } from './pipeline/caps.js';
-export { DEFAULT_ARGUMENT_CAPS } from './pipeline/caps.js';
+export type { CallResult } from './contract/envelope.js';
 export type {
   CallGuard,
   CallGuardContext,
@@ -46,8 +34,30 @@ export type {
   ToolCall,
   UnitGuard,
   UnitGuardContext,
-} from './pipeline/guard.js';
-export { defineGuard, refuse } from './pipeline/guard.js';
+} from './contract/guard.js';
+export { defineGuard, refuse } from './contract/guard.js';
+export type {
+  Creates,
+  OutwardToolSpec,
+  Prepared,
+  RunContext,
+  SilentToolSpec,
+  ToolDefinition,
+  ToolListing,
+  ToolSpec,
+} from './contract/tool.js';
+export type { Effect, EffectAnnotations, EffectTraits, OutwardEffect } from './effects.js';
+export { EFFECT_TRAITS, EFFECTS, isOutward } from './effects.js';
+export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
+export { ConfigurationError, ERROR_CODES, ToolError, TransactionConflict } from './errors.js';
+export type { Gatehouse, GatehouseOptions } from './gatehouse.js';
+export { createGatehouse } from './gatehouse.js';
+export { canonicalJson, digest, sha256Hex } from './hashing.js';
+export type { Json, JsonObject, JsonSchema } from './json.js';
+export type { CallLogRecord, Logger } from './logging.js';
+export { silentLogger } from './logging.js';
+export type { ArgumentCaps } from './pipeline/caps.js';
+export { DEFAULT_ARGUMENT_CAPS } from './pipeline/caps.js';
 export type { RateOptions } from './pipeline/rate.js';
 export type { ReplayOptions } from './pipeline/replay.js';
 export { IDEMPOTENCY_KEY, REPLAY_NOTE } from './pipeline/replay.js';
@@ -106,13 +116,3 @@ export type {
 } from './telemetry.js';
 export { NOOP_SPAN, noopTelemetry } from './telemetry.js';
 export type { PresentedTime } from './time.js';
-export type {
-  Creates,
-  OutwardToolSpec,
-  Prepared,
-  RunContext,
-  SilentToolSpec,
-  ToolDefinition,
-  ToolListing,
-  ToolSpec,
-} from './tool.js';

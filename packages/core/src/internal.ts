@@ -3,7 +3,7 @@
  * `testing`) share with core. Not part of the public API: no semver promise, and a host
  * should not need any of it. Adopters import from the package root.
  */
-export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './envelope.js';
+export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './contract/envelope.js';
 export { contentDigest } from './internal/contentDigest.js';
 export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
 export { portAllowed } from './ports.js';

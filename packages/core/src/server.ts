@@ -4,15 +4,16 @@ import { checkApprovalSetup, createApprovals } from './approvals.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
 import { type ConfirmOptions, confirmTools, createConfirmBook } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
+import { type CallResult, renderOutcome } from './contract/envelope.js';
+import { type Guard, type Outcome, type PlannedTool, refuse } from './contract/guard.js';
+import type { ToolDefinition, ToolListing } from './contract/tool.js';
 import { EFFECT_TRAITS, isOutward, type OutwardEffect } from './effects.js';
-import { type CallResult, renderOutcome } from './envelope.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
 import { newId } from './internal/ids.js';
 import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
 import { createPipeline } from './pipeline/call.js';
 import { type ArgumentCaps, argumentCaps } from './pipeline/caps.js';
 import type { Runner } from './pipeline/execute.js';
-import { type Guard, type Outcome, type PlannedTool, refuse } from './pipeline/guard.js';
 import type { OutputMismatch } from './pipeline/output.js';
 import { planTool, type ToolPlan } from './pipeline/plan.js';
 import { type RateOptions, rateStage } from './pipeline/rate.js';
@@ -22,7 +23,6 @@ import { createVisibility, type VisibilityRule } from './pipeline/visibility.js'
 import type { PortMap, Ports } from './ports.js';
 import type { AuditStore } from './storage/auditStore.js';
 import type { RequestSpan, Telemetry } from './telemetry.js';
-import type { ToolDefinition, ToolListing } from './tool.js';
 
 export type { HiddenReason, VisibilityRule, VisibleTool } from './pipeline/visibility.js';
 

@@ -58,3 +58,11 @@ export function stripHiddenDeep<T extends Json>(value: T): T {
   }
   return (changed ?? value) as T;
 }
+
+/** Most characters of anything the caller sent that a refusal repeats back. */
+export const ECHO_LIMIT = 200;
+
+/** Repeats caller-sent text back in a refusal, cut to {@link ECHO_LIMIT} characters in all. */
+export function echo(text: string): string {
+  return text.length <= ECHO_LIMIT ? text : `${text.slice(0, ECHO_LIMIT - 1)}…`;
+}

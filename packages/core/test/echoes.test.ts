@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Listening, listen } from '../src/node.js';
-import { ECHO_LIMIT } from '../src/pipeline/caps.js';
+import { ECHO_LIMIT } from '../src/text.js';
 import { capRpcError } from '../src/serve/echoes.js';
 import { serveStdio } from '../src/stdio.js';
 import { notesServer, TOKEN_T1 } from './fixtures/notesServer.js';

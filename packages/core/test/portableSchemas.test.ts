@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { PREVIEW_OUTPUT_SCHEMA, toolOutputSchema } from '../src/envelope.js';
+import { PREVIEW_OUTPUT_SCHEMA, toolOutputSchema } from '../src/contract/envelope.js';
 import type { JsonSchema } from '../src/index.js';
 import { presentUtc } from '../src/time.js';
 import { connection, notesApp, writeStores } from './fixtures.js';

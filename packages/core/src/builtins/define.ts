@@ -1,12 +1,12 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { toolOutputSchema } from '../contract/envelope.js';
+import type { ToolCall } from '../contract/guard.js';
+import type { ToolDefinition } from '../contract/tool.js';
 import { EFFECT_TRAITS, type Effect, type EffectAnnotations } from '../effects.js';
-import { toolOutputSchema } from '../envelope.js';
 import type { JsonObject, JsonSchema } from '../json.js';
-import type { ToolCall } from '../pipeline/guard.js';
 import { checkDefinition, definitionRules } from '../schema/checks.js';
 import { compileInput } from '../schema/compileInput.js';
 import { jsonSchema } from '../schema/jsonSchemaInput.js';
-import type { ToolDefinition } from '../tool.js';
 
 /** The spec of a tool Gatehouse itself serves (confirm_action, reject_action, list_recent_changes). */
 export interface BuiltInSpec {

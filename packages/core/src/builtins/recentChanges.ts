@@ -1,7 +1,7 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ToolDefinition } from '../contract/tool.js';
 import type { AuditStore } from '../storage/auditStore.js';
 import { PRESENTED_TIME_SCHEMA, presentUtc } from '../time.js';
-import type { ToolDefinition } from '../tool.js';
 import { builtInTool } from './define.js';
 
 /** A string or null, spelled as `anyOf` (portable), not as a `type` array. */

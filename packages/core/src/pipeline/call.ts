@@ -23,6 +23,7 @@
  */
 import { type ClaimedAction, type ConfirmBook, oneLine } from '../confirm.js';
 import type { Connection } from '../context.js';
+import { type Outcome, refuse, type ToolCall } from '../contract/guard.js';
 import { ToolError, type ToolErrorInit, TransactionConflict } from '../errors.js';
 import { digest } from '../hashing.js';
 import { contentDigest } from '../internal/contentDigest.js';
@@ -33,7 +34,6 @@ import type { PendingAction } from '../storage/pendingActionStore.js';
 import type { RequestSpan, StageName, StageSpan } from '../telemetry.js';
 import type { ArgumentCaps } from './caps.js';
 import { appendAudit, CallServices, objectIdsOf, prepareTool, type Runner, runTool } from './execute.js';
-import { type Outcome, refuse, type ToolCall } from './guard.js';
 import { readArguments, type ToolPlan } from './plan.js';
 import type { RateStage, RateToken } from './rate.js';
 import { REPLAY_NOTE, type ReplayClaim, ReplayFenceLost, type ReplayStage } from './replay.js';

@@ -1,4 +1,5 @@
 import { ConfigurationError, ToolError } from '../errors.js';
+import { echo } from '../text.js';
 
 /** Bounds on the shape of a call's arguments, checked before any schema work (I14). */
 export interface ArgumentCaps {
@@ -22,14 +23,6 @@ export const DEFAULT_ARGUMENT_CAPS: ArgumentCaps = Object.freeze({
   keyLength: 128,
   stringLength: 65_536,
 });
-
-/** Most characters of anything the caller sent that a refusal repeats back. */
-export const ECHO_LIMIT = 200;
-
-/** Repeats caller-sent text back in a refusal, cut to {@link ECHO_LIMIT} characters in all. */
-export function echo(text: string): string {
-  return text.length <= ECHO_LIMIT ? text : `${text.slice(0, ECHO_LIMIT - 1)}…`;
-}
 
 /** Validates and completes a server's argument caps; a bad value is a configuration error. */
 export function argumentCaps(given: Partial<ArgumentCaps> = {}): ArgumentCaps {

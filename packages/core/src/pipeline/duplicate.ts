@@ -1,7 +1,7 @@
+import type { GuardArgument, PlannedTool, UnitGuard } from '../contract/guard.js';
+import type { Creates } from '../contract/tool.js';
 import { ConfigurationError } from '../errors.js';
 import { canonicalJson } from '../hashing.js';
-import type { Creates } from '../tool.js';
-import type { GuardArgument, PlannedTool, UnitGuard } from './guard.js';
 import { refuseNotifyLike } from './shape.js';
 
 /** The arguments a create tool gains for its override (I11). */

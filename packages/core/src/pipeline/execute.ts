@@ -1,10 +1,10 @@
 import type { Connection } from '../context.js';
+import type { ToolCall } from '../contract/guard.js';
+import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../contract/tool.js';
 import { ToolError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { type CallPhase, guardPorts, type PortMap, type Ports, type PortViolation } from '../ports.js';
 import { type AuditStore, auditRow } from '../storage/auditStore.js';
-import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../tool.js';
-import type { ToolCall } from './guard.js';
 
 /** What running a tool needs from the server. */
 export interface Runner<TRight extends string, TServices> {

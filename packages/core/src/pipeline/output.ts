@@ -1,7 +1,7 @@
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ToolListing } from '../contract/tool.js';
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
-import type { ToolListing } from '../tool.js';
 
 /** Where a result broke its tool's `outputSchema`: a JSON Pointer and the rule it broke. */
 export interface OutputMismatch {

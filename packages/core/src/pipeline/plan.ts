@@ -1,13 +1,19 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import {
+  type CallGuard,
+  type Guard,
+  type GuardArgument,
+  stageOf,
+  type UnitGuard,
+} from '../contract/guard.js';
+import type { Creates, ToolDefinition, ToolListing } from '../contract/tool.js';
 import { EFFECT_TRAITS, type Effect } from '../effects.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import { isPlainObject } from '../json.js';
 import { strictSchema } from '../schema/strictness.js';
-import type { Creates, ToolDefinition, ToolListing } from '../tool.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
 import { duplicateCheck } from './duplicate.js';
-import { type CallGuard, type Guard, type GuardArgument, stageOf, type UnitGuard } from './guard.js';
 import { compileOutputCheck, type OutputCheck } from './output.js';
 import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_KEY } from './replay.js';
 

@@ -1,8 +1,9 @@
+import { REPLAY_NOTE } from '../contract/envelope.js';
+import { type GuardArgument, type Outcome, refuse, type ToolCall } from '../contract/guard.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import { digest } from '../hashing.js';
 import type { JsonObject } from '../json.js';
 import type { ReplayBegin, ReplayStore } from '../storage/replayStore.js';
-import { type GuardArgument, type Outcome, refuse, type ToolCall } from './guard.js';
 import { heartbeat, leaseOf } from './lease.js';
 
 /** Options of the replay stage (I10): `createServer({ replay })`. */
@@ -57,13 +58,11 @@ export interface ReplayClaim {
 }
 
 /** What the claim step decided: run (with the claim), or answer without running. */
+export { REPLAY_NOTE };
+
 export type ClaimDecision =
   | { readonly kind: 'run'; readonly claim: ReplayClaim }
   | { readonly kind: 'answer'; readonly outcome: Outcome };
-
-/** The sentence every replayed answer carries (I10). */
-export const REPLAY_NOTE =
-  'This is the result of an identical earlier call; nothing ran again. To run it again on purpose, resend with a new idempotency_key.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,6 +1,6 @@
+import type { PlannedTool } from '../contract/guard.js';
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
-import type { PlannedTool } from './guard.js';
 
 const NOTIFY_LIKE =
   /^(notify|notification|send|email|mail|sms|message|page|alert)(_|$)|_(notify|notification|email|mail|sms|message)$/;

@@ -1,7 +1,7 @@
 import type { Connection } from '../context.js';
+import type { Guard } from '../contract/guard.js';
+import type { ToolDefinition } from '../contract/tool.js';
 import type { ToolErrorInit } from '../errors.js';
-import type { ToolDefinition } from '../tool.js';
-import type { Guard } from './guard.js';
 
 /** Why a tool is hidden from a connection; shown when it is called anyway (I7). */
 export interface HiddenReason {

@@ -2,7 +2,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { JsonObject, JsonSchema } from '../json.js';
-import { ECHO_LIMIT, echo } from '../pipeline/caps.js';
+import { ECHO_LIMIT, echo } from '../text.js';
 import { isJsonSchemaInput, type JsonSchemaInput } from './jsonSchemaInput.js';
 import { strictSchema } from './strictness.js';
 import { type UnknownArgument, unknownArgumentFinder } from './unknownArguments.js';

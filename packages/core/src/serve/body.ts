@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { Json } from '../json.js';
 import { isPlainObject } from '../json.js';
-import { ECHO_LIMIT } from '../pipeline/caps.js';
+import { ECHO_LIMIT } from '../text.js';
 import { hasOversizedId, OVERSIZED_ID } from './echoes.js';
 
 /** Default most bytes of a request body read before it is refused with 413: 1 MiB. */

@@ -1,5 +1,5 @@
 import { isPlainObject, type Json } from '../json.js';
-import { ECHO_LIMIT, echo } from '../pipeline/caps.js';
+import { ECHO_LIMIT, echo } from '../text.js';
 
 /** Most characters of an error's `data` as JSON once its strings are cut; larger data is left out. */
 const DATA_LIMIT = 1_024;

@@ -11,7 +11,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from '../context.js';
-import type { CallResult } from '../envelope.js';
+import type { CallResult } from '../contract/envelope.js';
 import type { GatehouseServer } from '../server.js';
 import { type RequestFacts, type RequestSpan, startRequest } from '../telemetry.js';
 import { capOutgoing } from './echoes.js';

@@ -1,3 +1,4 @@
+import type { ApprovalMode } from '../contract/tool.js';
 import type { JsonObject } from '../json.js';
 
 /** Where a pending action stands (I9). */
@@ -11,6 +12,8 @@ export type PendingStatus =
   | 'failed';
 
 /** A prepared outward action awaiting confirmation. */
+export type { ApprovalMode };
+
 export interface PendingAction {
   readonly id: string;
   /** SHA-256 of the confirm token; the token itself is never stored. */
@@ -57,9 +60,6 @@ export interface PendingClaim {
   /** When the claim lapses unless renewed (ms since the epoch). */
   readonly expiresAt: number;
 }
-
-/** Who may decide a pending action: the model with the two-step confirm, or a person out of band. */
-export type ApprovalMode = 'model' | 'person';
 
 /** Fields a transition may set with the status (a decision on a person action), and the claim it is fenced to. */
 export interface PendingActionUpdate {

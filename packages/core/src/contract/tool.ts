@@ -1,17 +1,19 @@
-import type { Connection } from './context.js';
+import type { Connection } from '../context.js';
 import {
   EFFECT_TRAITS,
   EFFECTS,
   type Effect,
   type EffectAnnotations,
   type OutwardEffect,
-} from './effects.js';
-import { ConfigurationError } from './errors.js';
-import type { Json, JsonObject, JsonSchema } from './json.js';
-import type { Guard, ToolCall } from './pipeline/guard.js';
-import type { Presenter } from './presenter.js';
-import type { CompiledInput, ToolInput } from './schema/compileInput.js';
-import type { ApprovalMode } from './storage/pendingActionStore.js';
+} from '../effects.js';
+import { ConfigurationError } from '../errors.js';
+import type { Json, JsonObject, JsonSchema } from '../json.js';
+import type { Presenter } from '../presenter.js';
+import type { CompiledInput, ToolInput } from '../schema/compileInput.js';
+import type { Guard, ToolCall } from './guard.js';
+
+/** Who may decide a pending action: the model with the two-step confirm, or a person out of band. */
+export type ApprovalMode = 'model' | 'person';
 
 /** What `run` (and `prepare`) receive: typed input and the connection, never an ambient user (I2). */
 export interface RunContext<TInput, TRight extends string, TServices> {

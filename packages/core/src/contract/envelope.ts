@@ -1,9 +1,12 @@
-import { ERROR_CODES, type NextCall, type ToolErrorInit } from './errors.js';
-import type { JsonObject, JsonSchema } from './json.js';
-import type { Outcome } from './pipeline/guard.js';
-import { REPLAY_NOTE } from './pipeline/replay.js';
-import { stripHiddenDeep } from './text.js';
-import { PRESENTED_TIME_SCHEMA } from './time.js';
+import { ERROR_CODES, type NextCall, type ToolErrorInit } from '../errors.js';
+import type { JsonObject, JsonSchema } from '../json.js';
+import { stripHiddenDeep } from '../text.js';
+import { PRESENTED_TIME_SCHEMA } from '../time.js';
+import type { Outcome } from './guard.js';
+
+/** The sentence every replayed answer carries (I10). */
+export const REPLAY_NOTE =
+  'This is the result of an identical earlier call; nothing ran again. To run it again on purpose, resend with a new idempotency_key.';
 
 /** A `tools/call` result as Gatehouse renders it (the MCP `CallToolResult` shape). */
 export interface CallResult {
