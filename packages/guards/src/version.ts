@@ -7,6 +7,9 @@ import {
 } from '@gatehousejs/core';
 import { inputShape, refuseNotifyLike } from '@gatehousejs/core/internal';
 
+/** The string keys of a tool's input type; any string while the type is unknown. */
+export type InputKey<TInput> = unknown extends TInput ? string : Extract<keyof TInput, string>;
+
 /** Options of {@link versionGuard}. */
 export interface VersionGuardOptions<TInput, TServices> {
   /**
@@ -25,8 +28,12 @@ export interface VersionGuardOptions<TInput, TServices> {
     | Promise<{ readonly version: string; readonly object: JsonObject } | undefined>
     | { readonly version: string; readonly object: JsonObject }
     | undefined;
-  /** The input property carrying the version the caller read; default `version`. */
-  readonly field?: string;
+  /**
+   * The input property carrying the version the caller read; default
+   * `version`. With the tool's input type given, one of its keys: a misspelt
+   * field is a compile error.
+   */
+  readonly field?: InputKey<TInput>;
   /** The tool to re-read with, named in the error. */
   readonly readTool?: string;
 }
