@@ -3,8 +3,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Connection } from './context.js';
 import { toolOutputSchema } from './contract/envelope.js';
-import type { Guard } from './contract/guard.js';
-import { checkSpecShape, type ToolDefinition, type ToolListing, type ToolSpec } from './contract/tool.js';
+import {
+  checkSpecShape,
+  type ToolDefinition,
+  type ToolGuardList,
+  type ToolListing,
+  type ToolSpec,
+  toolGuardsOf,
+} from './contract/tool.js';
 import { EFFECT_TRAITS } from './effects.js';
 import { ConfigurationError } from './errors.js';
 import type { JsonObject } from './json.js';
@@ -115,7 +121,7 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
         effect: spec.effect,
         requires: Object.freeze([...(spec.requires ?? [])]),
         annotations: traits.annotations,
-        guards: Object.freeze([...((spec.guards ?? []) as readonly Guard[])]),
+        guards: Object.freeze([...toolGuardsOf(spec.name, spec.guards as ToolGuardList<never, never>)]),
         creates: spec.creates as ToolDefinition<TRight, TServices>['creates'],
         approval: spec.approval,
         listing,

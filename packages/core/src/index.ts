@@ -43,6 +43,8 @@ export type {
   RunContext,
   SilentToolSpec,
   ToolDefinition,
+  ToolGuardList,
+  ToolGuards,
   ToolListing,
   ToolSpec,
 } from './contract/tool.js';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   type CallResult,
   ConfigurationError,
+  type Connection,
   createGatehouse,
   MemoryAuditStore,
   MemoryPendingActionStore,
@@ -394,6 +395,58 @@ describe('createServer: the pipeline’s requirements', () => {
 
   it('builds a read-only server without replay or a unit of work', () => {
     expect(() => gh.createServer({ ...base, tools: [read] })).not.toThrow();
+  });
+
+  it('takes a tool’s guards as a function of the typed builders: called once, its guards run in their stage', async () => {
+    let built = 0;
+    const guarded = gh.defineTool({
+      name: 'get_named',
+      description: 'Reads a thing by name.',
+      effect: 'read',
+      input: z.object({ name: z.string() }),
+      presenter,
+      guards: (g) => {
+        built++;
+        return [
+          g.define({
+            name: 'noSecrets',
+            check: ({ input }) =>
+              input.name.startsWith('secret')
+                ? { code: 'invalid_arguments', message: 'Not that one.', fix: 'Ask for another name.' }
+                : undefined,
+          }),
+        ];
+      },
+      run: ({ input }) => ({ id: input.name }),
+    });
+    expect(built).toBe(1);
+    expect(guarded.guards.map((guard) => guard.name)).toEqual(['noSecrets']);
+    const server = gh.createServer({ ...base, tools: [guarded] });
+    const reader: Connection<'notes.write'> = {
+      connectionId: 'c1',
+      tenantId: 't1',
+      creatorId: 'p1',
+      clientName: 'test',
+      channel: 'mcp',
+      rights: new Set(),
+    };
+    const refused = await server.callTool(reader, 'get_named', { name: 'secret plans' });
+    expect(codeOf(refused)).toBe('invalid_arguments');
+    expect(structured(await server.callTool(reader, 'get_named', { name: 'lamp' }))).toEqual({
+      status: 'ok',
+      result: { id: 'lamp' },
+    });
+    expect(() =>
+      gh.defineTool({
+        name: 'get_other',
+        description: 'Reads a thing.',
+        effect: 'read',
+        input: z.object({}),
+        presenter,
+        guards: (() => 'not a list') as never,
+        run: () => ({ id: 't1' }),
+      }),
+    ).toThrow(/guards must be a list of guards, or a function returning one/);
   });
 
   it('refuses a unit of work without atomic, a unit guard on a read tool, and a create_… tool without creates', () => {

@@ -117,3 +117,35 @@ describe('createGatehouse types', () => {
     expectTypeOf(bad).toBeFunction();
   });
 });
+
+describe('a tool’s own guards', () => {
+  it('types a guard written inline through guards: (g) => [g.define(…)] with the tool’s input and services', () => {
+    gh.defineTool({
+      name: 'bump',
+      description: 'Bumps a booking.',
+      effect: 'write',
+      requires: ['bookings.write'],
+      input: z.object({ from: z.string(), limit: z.number().optional() }),
+      presenter,
+      guards: (g) => [
+        g.define({
+          name: 'fromNotEmpty',
+          stage: 'unit',
+          check: ({ input, services }) => {
+            expectTypeOf(input).toEqualTypeOf<{ from: string; limit?: number | undefined }>();
+            expectTypeOf(services.bookings.count).returns.toEqualTypeOf<number>();
+            return input.from === ''
+              ? { code: 'invalid_arguments', message: 'from is empty', fix: 'Give one.' }
+              : undefined;
+          },
+        }),
+        g.define({
+          name: 'limitKnown',
+          // @ts-expect-error the tool's input has no field named lmit
+          check: ({ input }) => (input.lmit ? undefined : undefined),
+        }),
+      ],
+      run: ({ services }) => ({ n: services.bookings.count() }),
+    });
+  });
+});

@@ -149,6 +149,10 @@ describe('guard docs', () => {
     });
     expect(await call('create_booking', separate)).toMatchObject({ replayed: true });
     expect(rows).toHaveLength(2);
+    const past = await call('update_booking', { id: 'bk_1', version: 'any', start: '2020-05-05T09:00:00Z' });
+    expect(past).toMatchObject({
+      error: { code: 'invalid_arguments', message: expect.stringContaining('passed') },
+    });
     const stale = await call('update_booking', {
       id: 'bk_1',
       version: 'stale',

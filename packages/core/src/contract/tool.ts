@@ -10,7 +10,7 @@ import { ConfigurationError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { Presenter } from '../presenter.js';
 import type { CompiledInput, ToolInput } from '../schema/compileInput.js';
-import type { Guard, ToolCall } from './guard.js';
+import { defineGuard, type Guard, type ToolCall } from './guard.js';
 
 /** Who may decide a pending action: the model with the two-step confirm, or a person out of band. */
 export type ApprovalMode = 'model' | 'person';
@@ -51,8 +51,11 @@ interface ToolSpecBase<TInput, TValue, TRight extends string, TServices> {
   /**
    * Guards for this tool only, typed by its input and the host's services;
    * each runs in the stage it names (`call`, or `unit` inside the unit of work).
+   * Give a list, or a function of {@link ToolGuards} whose `define` types a
+   * guard written inline (`guards: (g) => [g.define({ … })]`): a bare
+   * `defineGuard` call inside the list cannot see the tool's types.
    */
-  readonly guards?: readonly Guard<TInput, TServices>[];
+  readonly guards?: ToolGuardList<TInput, TServices>;
   /**
    * Declares a create tool (I11): its business key, how to find an existing
    * object with that key (on the unit of work's services, inside the unit),
@@ -152,6 +155,36 @@ export interface ToolDefinition<TRight extends string = string, TServices = unkn
   readonly forReplay: (data: JsonObject) => JsonObject;
 }
 
+/** What `guards: (g) => […]` receives: guard builders typed with the tool's input and the host's services. */
+export interface ToolGuards<TInput, TServices> {
+  /** {@link defineGuard}, with the tool's input and the host's services as its types. */
+  define(guard: Guard<TInput, TServices>): Guard<TInput, TServices>;
+}
+
+/** A tool's own guards: a list, or a function of the typed builders returning one. */
+export type ToolGuardList<TInput, TServices> =
+  | readonly Guard<TInput, TServices>[]
+  | ((g: ToolGuards<TInput, TServices>) => readonly Guard<TInput, TServices>[]);
+
+const TOOL_GUARDS: ToolGuards<never, never> = Object.freeze({ define: defineGuard });
+
+/**
+ * The guards a spec names, as a list: the function form called once with
+ * the typed builders. Throws a `ConfigurationError` for anything but a list
+ * of guards or a function returning one.
+ */
+export function toolGuardsOf(
+  name: string,
+  guards: ToolGuardList<never, never> | undefined,
+): readonly Guard[] {
+  const list = typeof guards === 'function' ? guards(TOOL_GUARDS) : (guards ?? []);
+  if (!Array.isArray(list))
+    throw new ConfigurationError(
+      `Tool ${name}: guards must be a list of guards, or a function returning one.`,
+    );
+  return list as readonly Guard[];
+}
+
 /** Runtime checks of a spec's shape that types alone cannot promise (plain JS callers, casts). */
 export function checkSpecShape(
   spec: {
@@ -162,7 +195,6 @@ export function checkSpecShape(
     readonly run: unknown;
     readonly prepare?: unknown;
     readonly approval?: unknown;
-    readonly guards?: readonly Guard<never, never>[];
     readonly creates?: unknown;
   },
   rights: ReadonlySet<string>,

@@ -1,7 +1,8 @@
 /**
  * The tools the guard docs quote: a small booking product in memory, with a
- * create tool (`creates`), an update tool (`versionGuard`), a batch tool
- * (`batchGuard`), a call guard and a unit guard of the host's own.
+ * create tool (`creates`), an update tool (`versionGuard`, and a guard
+ * written inline with the tool's types), a batch tool (`batchGuard`), a
+ * call guard and a unit guard of the host's own.
  */
 import { type Authenticate, createGatehouse, defineGuard, digest, ToolError } from '@gatehousejs/core';
 import { batchGuard, versionGuard } from '@gatehousejs/guards';
@@ -193,7 +194,23 @@ export function bookingProduct() {
       requires: ['bookings.write'],
       input: updateBookingInput,
       presenter: bookingPresenter,
-      guards: [versionCheck, notStarted],
+      // #region tool-guards
+      guards: (g) => [
+        versionCheck,
+        notStarted,
+        g.define({
+          name: 'startsAhead',
+          check: ({ input, now }) =>
+            Date.parse(input.start) > now.getTime()
+              ? undefined
+              : {
+                  code: 'invalid_arguments',
+                  message: `A booking cannot move to ${input.start}: that time has passed.`,
+                  fix: 'Choose a start in the future.',
+                },
+        }),
+      ],
+      // #endregion tool-guards
       run: ({ input, services }) => services.bookings.move(services.bookings.get(input.id), input.start),
     }),
     gh.defineTool({
