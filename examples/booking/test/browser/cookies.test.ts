@@ -24,7 +24,12 @@ const availability = await browserAvailable();
 async function tosser(
   setCookies: readonly string[],
 ): Promise<{ url: (host: string) => string } & AsyncDisposable> {
-  const server: Server = createServer((_request, response) => {
+  const server: Server = createServer((request, response) => {
+    // only the page sets them: a late /favicon.ico answer must not plant them again after a refusal
+    if (request.url !== '/') {
+      response.writeHead(404).end();
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [...setCookies] });
     response.end('<!doctype html><title>A neighbour</title><p>Nothing to see.</p>');
   });
