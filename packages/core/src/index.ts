@@ -20,8 +20,10 @@ export type {
 } from './context.js';
 export type { CallResult } from './contract/envelope.js';
 export type {
+  BuildContext,
   CallGuard,
   CallGuardContext,
+  Conventions,
   Guard,
   GuardArgument,
   GuardedTool,
@@ -35,7 +37,7 @@ export type {
   UnitGuard,
   UnitGuardContext,
 } from './contract/guard.js';
-export { defineGuard, refuse } from './contract/guard.js';
+export { DEFAULT_CONVENTIONS, defineGuard, refuse } from './contract/guard.js';
 export type {
   Creates,
   OutwardToolSpec,

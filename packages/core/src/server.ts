@@ -5,7 +5,15 @@ import { recentChangesTool } from './builtins/recentChanges.js';
 import { type ConfirmOptions, confirmTools, createConfirmBook } from './confirm.js';
 import type { Authenticate, Connection, GateCheck, GateRefusal, GateRequest } from './context.js';
 import { type CallResult, renderOutcome } from './contract/envelope.js';
-import { type Guard, type Outcome, type PlannedTool, refuse } from './contract/guard.js';
+import {
+  type BuildContext,
+  type Conventions,
+  DEFAULT_CONVENTIONS,
+  type Guard,
+  type Outcome,
+  type PlannedTool,
+  refuse,
+} from './contract/guard.js';
 import type { ToolDefinition, ToolListing } from './contract/tool.js';
 import { EFFECT_TRAITS, isOutward, type OutwardEffect } from './effects.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
@@ -42,6 +50,13 @@ export interface ServerOptions<TRight extends string, TServices> {
    * decision, and `check` in the stage each names (`call` or `unit`).
    */
   readonly guards?: readonly Guard[];
+  /**
+   * The naming conventions the build checks (I11), each replaceable or
+   * `false`: which write tools are create tools (default `create_…`), and
+   * which parameter names an update tool may not take (English notify-like
+   * words by default). See {@link Conventions}.
+   */
+  readonly conventions?: Partial<Conventions>;
   /** Rules that hide tools by toolset, plan, …; missing rights always hide (I7). */
   readonly visibility?: readonly VisibilityRule<TRight>[];
   /** Where Gatehouse writes one line per call (pino-compatible). */
@@ -195,9 +210,11 @@ function checkTools(
 
 /**
  * Build-time checks across tools: each guard's `verify`, and the create rule
- * (I11): a write tool named `create_…` declares `creates`.
+ * (I11): a write tool named like a create tool (`create_…` by default)
+ * declares `creates`.
  */
-function verifyPlans(plans: readonly ToolPlan<string, unknown>[]): void {
+function verifyPlans(plans: readonly ToolPlan<string, unknown>[], conventions: Conventions): void {
+  const build: BuildContext = { conventions };
   const planned = new Map<string, PlannedTool>(
     plans.map((p) => [
       p.tool.name,
@@ -212,13 +229,24 @@ function verifyPlans(plans: readonly ToolPlan<string, unknown>[]): void {
   );
   for (const p of plans) {
     const tool = planned.get(p.tool.name)!;
-    if (tool.effect === 'write' && tool.name.startsWith('create_') && !tool.creates) {
+    const createTool = conventions.createTool;
+    if (tool.effect === 'write' && createTool && createTool.test(tool.name) && !tool.creates) {
       throw new ConfigurationError(
         `Tool ${tool.name}: a create tool declares creates: { key, find, updateTool } (I11).`,
       );
     }
-    for (const guard of [...p.callGuards, ...p.unitGuards]) guard.verify?.(tool, planned);
+    for (const guard of [...p.callGuards, ...p.unitGuards]) guard.verify?.(tool, planned, build);
   }
+}
+
+/** The server's conventions: the defaults, each replaced by what the options give; a bad value is a configuration error. */
+function conventionsOf(given: Partial<Conventions> | undefined): Conventions {
+  const conventions = { ...DEFAULT_CONVENTIONS, ...given };
+  for (const [name, value] of Object.entries(conventions)) {
+    if (value !== false && !(value instanceof RegExp))
+      throw new ConfigurationError(`createServer: conventions.${name} must be a RegExp or false.`);
+  }
+  return Object.freeze(conventions);
 }
 
 /** Reported to `onInternalError` when a result breaks its tool's `outputSchema`; names tool and path, never values. */
@@ -314,7 +342,7 @@ export function createServer<TRight extends string, TServices>(
     plan(builtIn);
   }
   const ordered = [...plans.values()];
-  verifyPlans(ordered as unknown as ToolPlan<string, unknown>[]);
+  verifyPlans(ordered as unknown as ToolPlan<string, unknown>[], conventionsOf(options.conventions));
   const pipeline = createPipeline({
     plans,
     runner,

@@ -475,4 +475,63 @@ describe('createServer: the pipeline’s requirements', () => {
       gh.createServer({ ...base, tools: [create], replay, unitOfWork: separateCommits() }),
     ).toThrow(/create_thing: a create tool declares creates/);
   });
+
+  it('checks the naming conventions the server is given: its own create-tool pattern, its own notify-like words, or none', () => {
+    const units = { ...base, replay, unitOfWork: separateCommits() };
+    const thing = (name: string, input = z.object({})) =>
+      gh.defineTool({
+        name,
+        description: 'Changes a thing.',
+        effect: 'write',
+        input,
+        presenter,
+        run: () => ({ id: 't1' }),
+      });
+    // a product that names its create tools anlegen_…: those need creates, create_… ones no longer do
+    const german = { createTool: /^anlegen_/ };
+    expect(() =>
+      gh.createServer({ ...units, tools: [thing('anlegen_termin')], conventions: german }),
+    ).toThrow(/anlegen_termin: a create tool declares creates/);
+    expect(() =>
+      gh.createServer({ ...units, tools: [thing('create_thing')], conventions: german }),
+    ).not.toThrow();
+    expect(() =>
+      gh.createServer({ ...units, tools: [thing('create_thing')], conventions: { createTool: false } }),
+    ).not.toThrow();
+    // the sibling update tool of a create tool: silent by the server's own words
+    const create = (update: string) =>
+      gh.defineTool({
+        name: 'create_termin',
+        description: 'Creates a thing.',
+        effect: 'write',
+        input: z.object({ day: z.string() }),
+        presenter,
+        creates: { key: (input) => input, find: () => undefined, updateTool: update },
+        run: () => ({ id: 't1' }),
+      });
+    const withNotice = thing('update_termin', z.object({ id: z.string(), benachrichtigen: z.boolean() }));
+    const words = { notifyLikeParameter: /^benachrichtigen$/ };
+    expect(() =>
+      gh.createServer({ ...units, tools: [create('update_termin'), withNotice], conventions: words }),
+    ).toThrow(/update tools are silent and may not take "benachrichtigen"/);
+    expect(() => gh.createServer({ ...units, tools: [create('update_termin'), withNotice] })).not.toThrow();
+    const withMail = thing('update_termin', z.object({ id: z.string(), send_email: z.boolean() }));
+    expect(() => gh.createServer({ ...units, tools: [create('update_termin'), withMail] })).toThrow(
+      /may not take "send_email"/,
+    );
+    expect(() =>
+      gh.createServer({
+        ...units,
+        tools: [create('update_termin'), withMail],
+        conventions: { notifyLikeParameter: false },
+      }),
+    ).not.toThrow();
+    expect(() =>
+      gh.createServer({
+        ...units,
+        tools: [thing('x_thing')],
+        conventions: { createTool: 'create_' as never },
+      }),
+    ).toThrow(/conventions.createTool must be a RegExp or false/);
+  });
 });

@@ -56,14 +56,14 @@ export function versionGuard<TInput, TServices>(
     name: 'version',
     stage: 'unit',
     effects: ['write'],
-    verify(tool) {
+    verify(tool, _tools, build) {
       const { properties, required } = inputShape(tool);
       if (!properties.has(field) || !required.has(field)) {
         throw new ConfigurationError(
           `Tool ${tool.name}: an update tool must require "${field}" in its input (I12).`,
         );
       }
-      refuseNotifyLike(tool, 'update');
+      refuseNotifyLike(tool, 'update', build);
     },
     async check({ input, services, connection, now }) {
       const expected = (input as Record<string, unknown>)[field];

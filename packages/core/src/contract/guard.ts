@@ -84,7 +84,9 @@ interface GuardBase {
    * Checks, when the server is built, that the guarded tool fits (e.g. an
    * update tool requires `version`); throws a `ConfigurationError`.
    */
-  readonly verify?: ((tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>) => void) | undefined;
+  readonly verify?:
+    | ((tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>, build: BuildContext) => void)
+    | undefined;
 }
 
 /**
@@ -139,6 +141,35 @@ export interface RefusedOutcome {
 
 /** What the pipeline produces. Core renders it; guards never build MCP results. */
 export type Outcome = ResultOutcome | PreviewOutcome | RefusedOutcome;
+
+/**
+ * Naming conventions the build checks (I11). Their defaults are English and
+ * snake_case; a product named otherwise passes its own pattern, or `false`
+ * to drop a rule.
+ */
+export interface Conventions {
+  /** A write tool whose name matches is a create tool and must declare `creates`; default `/^create_/`. */
+  readonly createTool: RegExp | false;
+  /**
+   * A parameter name (lower-cased) an update or edit tool may not take:
+   * edits are silent, notifying is a notify tool. Default: notify, send,
+   * email, mail, sms, message, page, alert as a leading word, or notify,
+   * notification, email, mail, sms, message as a trailing one.
+   */
+  readonly notifyLikeParameter: RegExp | false;
+}
+
+/** The default {@link Conventions}. */
+export const DEFAULT_CONVENTIONS: Conventions = Object.freeze({
+  createTool: /^create_/,
+  notifyLikeParameter:
+    /^(notify|notification|send|email|mail|sms|message|page|alert)(_|$)|_(notify|notification|email|mail|sms|message)$/,
+});
+
+/** What a guard's `verify` learns about the server being built besides its tools. */
+export interface BuildContext {
+  readonly conventions: Conventions;
+}
 
 /** A tool as a guard's `verify` sees it when the server is built. */
 export interface PlannedTool {

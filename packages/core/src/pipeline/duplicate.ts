@@ -1,4 +1,4 @@
-import type { GuardArgument, PlannedTool, UnitGuard } from '../contract/guard.js';
+import type { BuildContext, GuardArgument, PlannedTool, UnitGuard } from '../contract/guard.js';
 import type { Creates } from '../contract/tool.js';
 import { ConfigurationError } from '../errors.js';
 import { canonicalJson } from '../hashing.js';
@@ -38,7 +38,7 @@ export function duplicateCheck(creates: Creates<unknown, unknown>): UnitGuard {
     name: 'duplicate',
     stage: 'unit',
     arguments: separateArguments(noun),
-    verify(tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>) {
+    verify(tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>, build: BuildContext) {
       const update = tools.get(creates.updateTool);
       if (!update) {
         throw new ConfigurationError(
@@ -50,7 +50,7 @@ export function duplicateCheck(creates: Creates<unknown, unknown>): UnitGuard {
           `Tool ${tool.name}: its sibling update tool ${creates.updateTool} must be a silent write tool (I11).`,
         );
       }
-      refuseNotifyLike(update, 'update');
+      refuseNotifyLike(update, 'update', build);
     },
     async check({ tool, input, services, connection, guardArguments, note, now, serialize }) {
       const separate = guardArguments.separate === true;

@@ -1,14 +1,16 @@
-import type { PlannedTool } from '../contract/guard.js';
+import type { BuildContext, PlannedTool } from '../contract/guard.js';
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 
-const NOTIFY_LIKE =
-  /^(notify|notification|send|email|mail|sms|message|page|alert)(_|$)|_(notify|notification|email|mail|sms|message)$/;
-
-/** Refuses an edit/update tool with a notify-like parameter: edits are silent (I11). */
-export function refuseNotifyLike(tool: PlannedTool, role: string): void {
+/**
+ * Refuses an edit/update tool with a notify-like parameter, by the server's
+ * conventions: edits are silent (I11). Nothing when the rule is off.
+ */
+export function refuseNotifyLike(tool: PlannedTool, role: string, build: BuildContext): void {
+  const pattern = build.conventions.notifyLikeParameter;
+  if (!pattern) return;
   const names = Object.keys((tool.inputSchema.properties as JsonObject | undefined) ?? {});
-  const found = names.find((name) => NOTIFY_LIKE.test(name.toLowerCase()));
+  const found = names.find((name) => pattern.test(name.toLowerCase()));
   if (found) {
     throw new ConfigurationError(
       `Tool ${tool.name}: ${role} tools are silent and may not take "${found}"; notifying is a separate notify tool (I11).`,
