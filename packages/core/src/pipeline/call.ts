@@ -439,7 +439,6 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
 
   /** `confirm_action` (I9): the checks in the order of the I9 table, then the action through the same stages. */
   async function confirmCall(
-    self: ToolPlan<TRight, TServices>,
     call: ToolCall,
     notes: string[],
     claim: ReplayClaim | undefined,
@@ -464,7 +463,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       : await confirm.claim(found, summary);
     const stop = confirm.keepAlive(action);
     try {
-      return await confirmClaimed(self, action, call, notes, claim);
+      return await confirmClaimed(action, call, notes, claim);
     } finally {
       stop();
     }
@@ -482,9 +481,53 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     else await confirm.kill(action);
   }
 
+  /**
+   * Runs a claimed pending action (I9), for `confirm_action` and a person's
+   * approval alike: in one unit of work its unit guards, a fresh preparation
+   * compared with `shownHash` (what the model or the person saw; a
+   * difference throws {@link ContentChanged} with the new content), the
+   * tool's run, the executed mark `markExecuted` makes (fenced to this
+   * claim), and the audit row with `note`, the replay completion of `claim`
+   * in the same unit. A refusal comes back as an outcome after the rollback.
+   */
+  function executePending(
+    plan: ToolPlan<TRight, TServices>,
+    target: ToolCall,
+    action: ClaimedAction,
+    run: {
+      readonly shownHash: string;
+      readonly note: string;
+      readonly markExecuted: (unit: unknown, kept: JsonObject) => Promise<void>;
+      readonly audited?: ToolCall;
+      readonly claim?: ReplayClaim | undefined;
+      readonly notes?: string[];
+    },
+  ): Promise<Outcome> {
+    let scope: CallServices<TRight, TServices> | undefined;
+    return inUnit(
+      target,
+      async (unit) => {
+        scope = new CallServices(runner, plan.tool, target.connection as Connection<TRight>, unit);
+        const refusedInUnit = await unitGuards(plan, target, scope, { handle: unit });
+        if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
+        const fresh = await prepareTool(plan.tool, target, scope);
+        const hash = contentDigest(fresh.content);
+        if (hash !== run.shownHash) throw new ContentChanged(fresh.content, hash);
+        const data = await runTool(runner, plan.tool, target, scope);
+        const result = { action: action.tool, pending_action_id: action.id, result: data };
+        const kept = { ...result, result: plan.tool.forReplay(data) };
+        await run.markExecuted(unit, kept);
+        const audited = run.audited ?? target;
+        const objectIds = await finish(audited, run.claim, action.tool, data, kept, run.note, unit);
+        return { kind: 'result', data: result, objectIds };
+      },
+      () => scope,
+      run.claim || run.notes ? { claim: run.claim, notes: run.notes } : {},
+    );
+  }
+
   /** `confirm_action` once this call holds the action's claim: the standing checks again, then the unit. */
   async function confirmClaimed(
-    self: ToolPlan<TRight, TServices>,
     action: ClaimedAction,
     call: ToolCall,
     notes: string[],
@@ -494,11 +537,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const plan = plans.get(action.tool);
     if (plan?.kind !== 'preview') {
       await confirm.kill(action);
-      return refuse({
-        code: 'not_found',
-        message: `The tool ${action.tool} is no longer served.`,
-        fix: 'Call tools/list.',
-      });
+      return refuse(NOT_SERVED(action.tool));
     }
     const target: ToolCall = {
       ...call,
@@ -508,35 +547,20 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       guardArguments: {},
     };
     // the switch may have turned while the action was opened: decide again, with the prepared tool
-    const refused =
-      (await visibility.refusal(self.tool, call.connection)) ??
-      (await visibility.refusal(plan.tool, call.connection)) ??
-      (await callGuards(plan, target));
+    const refused = await standing(plan, target);
     if (refused) {
       await closeRefused(action, refused);
       return refuse(refused);
     }
-    let scope: CallServices<TRight, TServices> | undefined;
     try {
-      const outcome = await inUnit(
-        target,
-        async (unit) => {
-          scope = new CallServices(runner, plan.tool, call.connection as Connection<TRight>, unit);
-          const refusedInUnit = await unitGuards(plan, target, scope, { handle: unit });
-          if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
-          const fresh = await prepareTool(plan.tool, target, scope);
-          if (contentDigest(fresh.content) !== action.contentHash) throw new ContentChanged();
-          const data = await runTool(runner, plan.tool, target, scope);
-          const result = { action: action.tool, pending_action_id: action.id, result: data };
-          await confirm.markExecuted(action, unit);
-          const note = [`confirmed ${action.id}`, ...notes].join('; ');
-          const kept = { ...result, result: plan.tool.forReplay(data) };
-          const objectIds = await finish(call, claim, action.tool, data, kept, note, unit);
-          return { kind: 'result', data: result, objectIds };
-        },
-        () => scope,
-        { claim, notes },
-      );
+      const outcome = await executePending(plan, target, action, {
+        shownHash: action.contentHash,
+        note: [`confirmed ${action.id}`, ...notes].join('; '),
+        markExecuted: (unit) => confirm.markExecuted(action, unit),
+        audited: call,
+        claim,
+        notes,
+      });
       if (outcome.kind === 'refused') await closeRefused(action, outcome.error);
       return outcome;
     } catch (error) {
@@ -696,34 +720,17 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     shownHash: string,
   ): Promise<ApprovedRun> {
     if (!confirm) throw new Error('Approval without the confirm flow.');
-    let scope: CallServices<TRight, TServices> | undefined;
     try {
-      const outcome = await inUnit(
-        target,
-        async (unit) => {
-          scope = new CallServices(runner, plan.tool, target.connection as Connection<TRight>, unit);
-          const refusedInUnit = await unitGuards(plan, target, scope, { handle: unit });
-          if (refusedInUnit) throw new UnitRefusal(refusedInUnit);
-          const fresh = await prepareTool(plan.tool, target, scope);
-          const hash = contentDigest(fresh.content);
-          if (hash !== shownHash) throw new ContentChanged(fresh.content, hash);
-          const data = await runTool(runner, plan.tool, target, scope);
-          const result = { action: action.tool, pending_action_id: action.id, result: data };
-          const kept = { ...result, result: plan.tool.forReplay(data) };
-          const decision = {
-            result: kept,
-            decidedBy: approverId,
-            decidedAt: runner.clock().getTime(),
-            fence: action.fence,
-          };
+      const outcome = await executePending(plan, target, action, {
+        shownHash,
+        note: `approved ${action.id} by ${approverId}`,
+        markExecuted: async (unit, kept) => {
+          const decidedAt = runner.clock().getTime();
+          const decision = { result: kept, decidedBy: approverId, decidedAt, fence: action.fence };
           if (!(await confirm.store.transition(action.id, ['claimed'], 'executed', unit, decision)))
             throw new UnitRefusal(DECIDED);
-          const note = `approved ${action.id} by ${approverId}`;
-          const objectIds = await finish(target, undefined, action.tool, data, kept, note, unit);
-          return { kind: 'result', data: result, objectIds };
         },
-        () => scope,
-      );
+      });
       if (outcome.kind === 'refused') {
         await closeRefused(action, outcome.error);
         return { kind: 'refused', error: outcome.error };
@@ -847,7 +854,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
       case 'write':
         return claimed(call, token, (claim) => write(plan, call, notes, claim));
       case 'confirm':
-        return claimed(call, token, (claim) => confirmCall(plan, call, notes, claim));
+        return claimed(call, token, (claim) => confirmCall(call, notes, claim));
       case 'reject':
         return claimed(call, token, (claim) => rejectCall(call, notes, claim));
     }
