@@ -7,9 +7,9 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Listening, listen } from '../src/node.js';
-import { ECHO_LIMIT } from '../src/text.js';
 import { capRpcError } from '../src/serve/echoes.js';
 import { serveStdio } from '../src/stdio.js';
+import { ECHO_LIMIT } from '../src/text.js';
 import { notesServer, TOKEN_T1 } from './fixtures/notesServer.js';
 import { httpHost } from './fixtures/v1Carriers.js';
 import { notesApp } from './fixtures/v1Notes.js';
