@@ -153,9 +153,14 @@ interface Exchange extends Answer {
 
 /** The first price of the kept-alive clients' bookings; each call's price is its key in the table. */
 const FIRST_PRICE = 20_000;
-/** The kept-alive test's drain delay and grace: served, then refused, then the listener closes. */
+/**
+ * The kept-alive test's drain delay and grace: served, then refused, then
+ * the listener closes. The grace is long enough that each of the 16 clients,
+ * whose writes queue for one SQLite write lock (slow on a loaded machine),
+ * sends at least one request inside it.
+ */
 const DRAIN_MS = 300;
-const GRACE_MS = 1_000;
+const GRACE_MS = 2_500;
 
 /** One `create_booking` through `agent`, priced `price` minor units (and starting on its own day). */
 function createBooking(server: RunningBooking, agent: Agent, price: number): Promise<Exchange> {
