@@ -101,6 +101,21 @@ export class ToolError extends Error {
 }
 
 /**
+ * Whether a refusal code is an outage of a store rather than a decision:
+ * `store_unavailable`, or `outcome_unknown` (the connection went while a
+ * commit was under way). The same call may succeed shortly; a confirm token
+ * is kept through one, and HTTP answers it 503 with `Retry-After`.
+ */
+export function isOutageCode(code: string): boolean {
+  return code === 'store_unavailable' || code === 'outcome_unknown';
+}
+
+/** Whether `error` is a {@link ToolError} of an outage code (see {@link isOutageCode}). */
+export function isOutage(error: unknown): error is ToolError {
+  return ToolError.is(error) && isOutageCode(error.code);
+}
+
+/**
  * The database rolled a transaction back because it lost to a concurrent
  * one (a serialization failure or a deadlock): nothing of it was kept, and
  * the same work may succeed when run again. A store throws it; core runs the

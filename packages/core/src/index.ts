@@ -53,7 +53,14 @@ export type {
 export type { Effect, EffectAnnotations, EffectTraits, OutwardEffect } from './effects.js';
 export { EFFECT_TRAITS, EFFECTS, isOutward } from './effects.js';
 export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
-export { ConfigurationError, ERROR_CODES, ToolError, TransactionConflict } from './errors.js';
+export {
+  ConfigurationError,
+  ERROR_CODES,
+  isOutage,
+  isOutageCode,
+  ToolError,
+  TransactionConflict,
+} from './errors.js';
 export type { Gatehouse, GatehouseOptions } from './gatehouse.js';
 export { createGatehouse } from './gatehouse.js';
 export { canonicalJson, digest, sha256Hex } from './hashing.js';

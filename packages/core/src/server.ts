@@ -16,7 +16,7 @@ import {
 } from './contract/guard.js';
 import type { ToolDefinition, ToolListing } from './contract/tool.js';
 import { EFFECT_TRAITS, isOutward, type OutwardEffect } from './effects.js';
-import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
+import { ConfigurationError, isOutageCode, ToolError, type ToolErrorInit } from './errors.js';
 import { newId } from './internal/ids.js';
 import { type CallLogRecord, type Logger, silentLogger } from './logging.js';
 import { createPipeline } from './pipeline/call.js';
@@ -271,7 +271,7 @@ export const OUTAGE_RETRY_SECONDS = 2;
 function withRetryHint(outcome: Outcome): Outcome {
   if (outcome.kind !== 'refused') return outcome;
   const { code, details } = outcome.error;
-  if (code !== 'store_unavailable' && code !== 'outcome_unknown') return outcome;
+  if (!isOutageCode(code)) return outcome;
   if (details?.retry_after_seconds !== undefined) return outcome;
   const { message, fix, next } = outcome.error; // a ToolError's message is not enumerable: copy by name
   return refuse({

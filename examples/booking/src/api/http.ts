@@ -1,4 +1,4 @@
-import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
+import { isOutage, type Json, type JsonObject, ToolError } from '@gatehousejs/core';
 import type { z } from 'zod';
 
 /** An answer of a route: a status, a JSON body and extra headers. */
@@ -32,9 +32,6 @@ const STATUS_OF: Readonly<Record<string, number>> = {
 /** Seconds a client waits before it sends a request again that met a database outage. */
 export const OUTAGE_RETRY_AFTER_SECONDS = 2;
 
-/** Failures of the database, not of the request: the same request may succeed shortly (503 with `Retry-After`). */
-const OUTAGES = new Set(['store_unavailable', 'outcome_unknown']);
-
 /**
  * The reply for a failure: ApiError and ToolError (the services' business
  * errors) keep their code; a database outage (`store_unavailable`, and
@@ -48,7 +45,7 @@ export function replyForError(error: unknown): Reply {
       body: { error: error.code, message: error.message, details: error.details },
     };
   }
-  if (ToolError.is(error) && OUTAGES.has(error.code)) {
+  if (isOutage(error)) {
     const retry = String(OUTAGE_RETRY_AFTER_SECONDS);
     const body = { error: error.code, message: error.message, fix: error.fix };
     return { status: 503, body, headers: { 'retry-after': retry } };

@@ -26,6 +26,7 @@ import {
 import { INTERACTION_COOKIE, readCookie } from './cookies.js';
 import { html } from './html.js';
 import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
+import { signInReturningTo } from './session.js';
 
 /** The rights a person can grant in a workspace: those the client asks for that their role there holds now (I4). */
 const grantableIn = (request: ConsentRequest, workspace: Membership): Right[] => {
@@ -157,7 +158,7 @@ const CHANGED =
 /** The sign-in page, returning here: the request asks for a newer sign-in than the person's (`prompt=login`, `max_age`). */
 function signInAgain(c: PageContext): Response {
   const url = new URL(c.req.url);
-  return seeOther(`/signin?return=${encodeURIComponent(url.pathname + url.search)}`);
+  return seeOther(signInReturningTo(url.pathname + url.search));
 }
 
 /**

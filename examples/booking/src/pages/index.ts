@@ -1,4 +1,4 @@
-import { ToolError } from '@gatehousejs/core';
+import { isOutage } from '@gatehousejs/core';
 import { Hono } from 'hono';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../api/http.js';
 import type { BookingApp } from '../app.js';
@@ -45,7 +45,7 @@ function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
   consentRoutes(pages, app);
   pages.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
   pages.onError((error, c) => {
-    if (ToolError.is(error) && (error.code === 'store_unavailable' || error.code === 'outcome_unknown')) {
+    if (isOutage(error)) {
       app.logger.warn({ event: 'pages', code: error.code }, 'page met a database outage');
       return errorPage(
         c,

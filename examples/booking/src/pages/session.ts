@@ -5,11 +5,14 @@ import { csrfFor, type PageContext, type PageEnv, type SignedIn, sha256 } from '
 import { FLASH_COOKIE, PAGE_COOKIE, pageCookies } from './cookies.js';
 import { seeOther } from './layout.js';
 
-/** The sign-in page for a request: `/signin?return=<its path and query>` (GET), else `/signin`. */
+/** The sign-in page that returns to `path` (a same-origin path and query) afterwards. */
+export const signInReturningTo = (path: string): string => `/signin?return=${encodeURIComponent(path)}`;
+
+/** The sign-in page for a request: returning to its path and query (GET), else plain `/signin`. */
 function signInFor(request: Request): string {
   const url = new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') return '/signin';
-  return `/signin?return=${encodeURIComponent(url.pathname + url.search)}`;
+  return signInReturningTo(url.pathname + url.search);
 }
 
 /** The person behind the request's page cookie, with live rights and the session's CSRF token. */

@@ -24,7 +24,7 @@
 import { type ClaimedAction, type ConfirmBook, oneLine } from '../confirm.js';
 import type { Connection } from '../context.js';
 import { type Outcome, refuse, type ToolCall } from '../contract/guard.js';
-import { ToolError, type ToolErrorInit, TransactionConflict } from '../errors.js';
+import { isOutage, isOutageCode, ToolError, type ToolErrorInit, TransactionConflict } from '../errors.js';
 import { digest } from '../hashing.js';
 import { contentDigest } from '../internal/contentDigest.js';
 import { newId } from '../internal/ids.js';
@@ -168,9 +168,6 @@ export const UNIT_ATTEMPTS = 3;
 const backOff = () => new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
 
 /** Failures after which a claim is given back and its token kept: the store was down, or the commit's fate is unknown (I9). */
-const OUTAGE_CODES: ReadonlySet<string> = new Set(['store_unavailable', 'outcome_unknown']);
-
-const isOutage = (error: unknown): boolean => ToolError.is(error) && OUTAGE_CODES.has(error.code);
 
 /** Builds the pipeline of one server. */
 export function createPipeline<TRight extends string, TServices>(parts: PipelineParts<TRight, TServices>) {
@@ -477,7 +474,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
    */
   async function closeRefused(action: ClaimedAction, error: ToolErrorInit): Promise<void> {
     if (!confirm) return;
-    if (OUTAGE_CODES.has(error.code)) await confirm.release(action);
+    if (isOutageCode(error.code)) await confirm.release(action);
     else await confirm.kill(action);
   }
 
@@ -698,7 +695,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     const refused = await standing(plan, target);
     if (refused) {
       // not claimed yet: an outage leaves the action as it was, any other refusal kills it
-      if (!OUTAGE_CODES.has(refused.code)) await confirm.kill(action);
+      if (!isOutageCode(refused.code)) await confirm.kill(action);
       return { kind: 'refused', error: refused };
     }
     const claimed = await confirm.claimFor(action, ['pending']);
@@ -825,7 +822,7 @@ export function createPipeline<TRight extends string, TServices>(parts: Pipeline
     if (hidden) {
       // a confirmation refused here (a workspace switched off) still kills its token (I9);
       // a switch that could not be read decided nothing, so the token is kept for the retry
-      if (plan.kind === 'confirm' && confirm && isPlainObject(args) && !OUTAGE_CODES.has(hidden.code))
+      if (plan.kind === 'confirm' && confirm && isPlainObject(args) && !isOutageCode(hidden.code))
         await confirm.killIfOurs(args.confirm_token, { connection });
       return refuse(hidden);
     }
