@@ -281,7 +281,6 @@ function accessControl(database: BookingDatabase, people: PeopleDirectory, clock
     audit: stores.audit,
     unitOfWork: stores.unitOfWork,
     tenantDefault: true,
-    retryAfterSeconds: 60,
     clock,
   });
   return { credentialStore, credentials, credentialsOver, switches };

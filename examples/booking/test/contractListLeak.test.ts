@@ -22,8 +22,11 @@ function unscopedFindBookings(server: GatehouseServer<Right>): GatehouseServer<R
     logger: server.logger,
     authenticate: server.authenticate,
     approvals: server.approvals,
-    checkGate: (request) => server.checkGate(request),
+    admit: (request) => server.admit(request),
     listTools: (connection) => server.listTools(connection),
+    async answer(connection, name, args, options) {
+      return { result: await this.callTool(connection, name, args, options) };
+    },
     async callTool(connection, name, args, options) {
       const own = await server.callTool(connection, name, args, options);
       if (name !== 'find_bookings' || own.isError) return own;

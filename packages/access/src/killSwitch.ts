@@ -1,12 +1,4 @@
-import {
-  type AuditStore,
-  auditRow,
-  ConfigurationError,
-  defineGuard,
-  type Guard,
-  type SwitchStore,
-  type UnitOfWork,
-} from '@gatehousejs/core';
+import { type AuditStore, auditRow, ConfigurationError, type SwitchStore, type UnitOfWork } from '@gatehousejs/core';
 import { audited } from './internal/audited.js';
 
 /** Options of {@link createSwitches}: the default for tenants is defined here, once. */
@@ -15,8 +7,6 @@ export interface SwitchesOptions {
   readonly audit: AuditStore;
   /** Whether agent access is on for a tenant nobody has switched; default true. */
   readonly tenantDefault?: boolean;
-  /** `Retry-After` while the global switch is on; default 300 seconds. */
-  readonly retryAfterSeconds?: number;
   /** The clock for audit times; default the system time. Tests pin it. */
   readonly clock?: () => Date;
   /**
@@ -34,38 +24,37 @@ export interface SwitchActor {
   readonly channel: string;
 }
 
-/** The kill switches of one deployment (I6) and the guard that enforces them. */
+/**
+ * The kill switches of one deployment (I6): audited changes, and the
+ * reader `killSwitchGuards({ switches })` of `@gatehousejs/guards` enforces.
+ */
 export interface Switches {
   /** Turns the global kill switch on (all MCP requests answer 503) or off. Audited. */
   setGlobal(on: boolean, by: SwitchActor): Promise<void>;
   /** Turns agent access for one tenant on or off. Audited. */
   setTenantAccess(tenantId: string, enabled: boolean, by: SwitchActor): Promise<void>;
   isGlobalOn(): Promise<boolean>;
+  /** Whether agent access is on for `tenantId`: its switch, else the default defined here. */
   tenantAccess(tenantId: string): Promise<boolean>;
-  /**
-   * Install with `createServer({ guards: [switches.guard] })`: the global
-   * switch at admission, the tenant switch in the visibility decision that
-   * `tools/list` and `tools/call` share.
-   */
-  readonly guard: Guard;
 }
 
 const GLOBAL_KEY = 'mcp.kill';
 const tenantKey = (tenantId: string) => `mcp.tenant.${tenantId}`;
 
 /**
- * The global kill switch and per-tenant agent access (I6). While the global
- * switch is on, every MCP request answers 503 with `Retry-After` before any
- * credential or tool code runs; connections stay valid and work again when
- * it is off. A tenant switched off lists no tools and gets `tenant_disabled`
- * on every call (one decision serves both); other tenants continue. A switch
- * store that cannot be read fails closed.
+ * The global kill switch and per-tenant agent access (I6), read and flipped
+ * (every change audited, with its before and after). Enforce them with
+ * `killSwitchGuards({ switches })` of `@gatehousejs/guards` (or
+ * `standardGuards(stores, { switches })`): while the global switch is on,
+ * every MCP request answers 503 with `Retry-After` before any credential or
+ * tool code runs; a tenant switched off lists no tools and gets
+ * `tenant_disabled` on every call. The tenant default is defined here, once.
  */
 export function createSwitches(options: SwitchesOptions): Switches {
-  const retryAfterSeconds = options.retryAfterSeconds ?? 300;
-  if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) {
-    throw new ConfigurationError('createSwitches: retryAfterSeconds must be a positive integer.');
-  }
+  if (typeof options?.store?.get !== 'function' || typeof options.store.set !== 'function')
+    throw new ConfigurationError('createSwitches: store must be a SwitchStore (get and set).');
+  if (typeof options.audit?.append !== 'function')
+    throw new ConfigurationError('createSwitches: audit must be an AuditStore: every change is audited (I6).');
   const tenantDefault = options.tenantDefault ?? true;
   const clock = options.clock ?? (() => new Date());
   const { store, audit } = options;
@@ -92,39 +81,11 @@ export function createSwitches(options: SwitchesOptions): Switches {
   const isGlobalOn = async () => (await store.get(GLOBAL_KEY)) === true;
   const tenantAccess = async (tenantId: string) => (await store.get(tenantKey(tenantId))) ?? tenantDefault;
 
-  const guard = defineGuard({
-    name: 'killSwitch',
-    gate: async function killSwitchGate() {
-      return (await isGlobalOn())
-        ? { status: 503, reason: 'Agent access is paused by the operator.', retryAfterSeconds }
-        : undefined;
-    },
-    connection: async function tenantSwitch(connection) {
-      let enabled: boolean;
-      try {
-        enabled = await tenantAccess(connection.tenantId);
-      } catch {
-        return {
-          code: 'store_unavailable',
-          message: 'The switch store could not be read; nothing ran.',
-          fix: 'Retry shortly.',
-        };
-      }
-      if (enabled) return undefined;
-      return {
-        code: 'tenant_disabled',
-        message: 'Agent access is switched off for this workspace.',
-        fix: 'Ask a workspace admin to turn agent access back on.',
-      };
-    },
-  });
-
   return Object.freeze({
     setGlobal: (on: boolean, by: SwitchActor) => record(GLOBAL_KEY, on, by, null),
     setTenantAccess: (tenantId: string, enabled: boolean, by: SwitchActor) =>
       record(tenantKey(tenantId), enabled, by, tenantId),
     isGlobalOn,
     tenantAccess,
-    guard,
   });
 }

@@ -10,7 +10,9 @@ import {
   ToolError,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
+import { killSwitchGuards } from '@gatehousejs/guards';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   createCredentials,
   createSwitches,
@@ -82,7 +84,7 @@ export async function startDesk(options: { readRate?: number } = {}) {
   const audit = new MemoryAuditStore();
   const credentialStore = new MemoryCredentialStore();
   const credentials = createCredentials({ store: credentialStore, audit, people, rights: RIGHTS });
-  const switches = createSwitches({ store: new MemorySwitchStore(), audit, retryAfterSeconds: 42 });
+  const switches = createSwitches({ store: new MemorySwitchStore(), audit });
   const runs: string[] = [];
   const gh = createGatehouse({ rights: RIGHTS, services: (c) => ({ notes: new Notes(rows, c) }) });
   const tools = [
@@ -126,21 +128,24 @@ export async function startDesk(options: { readRate?: number } = {}) {
       },
     }),
   ];
-  const server = gh.createServer({
-    name: 'desk',
-    version: '1.0.0',
-    tools,
-    authenticate: credentials.authenticate,
-    audit,
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    rate: {
-      store: new MemoryRateBucketStore(),
-      limits: { read: { capacity: options.readRate ?? 100, refillPerSecond: 0.001 } },
-    },
-    guards: [switches.guard],
-    visibility: [toolsetVisibility({ compact: ['find_notes', 'get_note'] })],
-  });
+  const server = gh.createServer(
+    withGuards({
+      name: 'desk',
+      version: '1.0.0',
+      tools,
+      authenticate: credentials.authenticate,
+      audit,
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      rate: {
+        store: new MemoryRateBucketStore(),
+        limits: { read: { capacity: options.readRate ?? 100, refillPerSecond: 0.001 } },
+      },
+      // The switches with their own retry hint: 503 answers `Retry-After: 42` while the global one is on.
+      guards: [...killSwitchGuards({ switches, retryAfterSeconds: 42 })],
+      visibility: [toolsetVisibility({ compact: ['find_notes', 'get_note'] })],
+    }),
+  );
   const served = await listen(server, {
     tenantFrom: (request) => request.headers.get('x-tenant') ?? undefined,
   });

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import * as access from '../src/index.js';
 import { sqliteSwitches } from './examples/sqliteSwitches.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 
@@ -54,13 +55,13 @@ function switchedServer(guard: Guard) {
     presenter: { outputSchema: { type: 'object' }, present: () => ({}) },
     run: () => ({}),
   });
-  return gh.createServer({
+  return gh.createServer(withGuards({
     name: 'notes',
     version: '1.0.0',
     tools: [findNotes],
     authenticate: async () => ({ ok: false, status: 401, reason: 'unused' }),
     guards: [guard],
-  });
+  }));
 }
 
 describe('access docs', () => {

@@ -14,6 +14,7 @@ import { listen } from '@gatehousejs/core/node';
 import { Client, InsufficientScopeError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import { oauthAuthenticator, type VerifiedAccessToken } from '../src/index.js';
 import { People, RIGHTS, type Right } from './desk.js';
 
@@ -134,16 +135,18 @@ async function oauthDesk() {
   const { issue, verify } = tokens();
   const logs: string[] = [];
   const record = (obj: object, message?: string) => logs.push(`${JSON.stringify(obj)} ${message ?? ''}`);
-  const server = gh.createServer({
-    name: 'desk',
-    version: '1.0.0',
-    tools,
-    authenticate: oauthAuthenticator<Right>({ verify, audience: AUDIENCE, people, scopes: SCOPES }),
-    audit,
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    logger: { info: record, warn: record, error: record },
-  });
+  const server = gh.createServer(
+    withGuards({
+      name: 'desk',
+      version: '1.0.0',
+      tools,
+      authenticate: oauthAuthenticator<Right>({ verify, audience: AUDIENCE, people, scopes: SCOPES }),
+      audit,
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      logger: { info: record, warn: record, error: record },
+    }),
+  );
   const served = await listen(server, {
     oauth: {
       resource: AUDIENCE,

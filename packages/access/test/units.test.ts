@@ -1,4 +1,5 @@
 import {
+  ALLOW,
   type Authenticate,
   type Connection,
   createGatehouse,
@@ -8,8 +9,10 @@ import {
   type ServerOptions,
   separateCommits,
 } from '@gatehousejs/core';
+import { killSwitchGuards } from '@gatehousejs/guards';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { type TestPolicy, withGuards } from '../../../test/withGuards.js';
 import {
   cachedPeople,
   createSwitches,
@@ -34,7 +37,11 @@ const broken = {
 const authenticate: Authenticate<'notes.write'> = async () => ({ ok: false, status: 401, reason: 'unused' });
 
 /** A server with one read and one write tool; `set_status` counts its runs. */
-function statusDesk(options: { server?: Partial<ServerOptions<'notes.write', object>> } = {}) {
+function statusDesk(
+  options: {
+    server?: Omit<Partial<ServerOptions<'notes.write', object>>, 'guards'> & TestPolicy<'notes.write'>;
+  } = {},
+) {
   let runs = 0;
   const gh = createGatehouse({ rights: ['notes.write'] as const, services: () => ({}) });
   const tools = [
@@ -61,16 +68,18 @@ function statusDesk(options: { server?: Partial<ServerOptions<'notes.write', obj
       run: () => ({ id: 'n1', run: ++runs }),
     }),
   ];
-  const server = gh.createServer({
-    name: 'notes',
-    version: '1',
-    tools,
-    authenticate,
-    audit: new MemoryAuditStore(),
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    ...options.server,
-  });
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1',
+      tools,
+      authenticate,
+      audit: new MemoryAuditStore(),
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      ...options.server,
+    }),
+  );
   const call = (tool: string, args: Record<string, unknown>) =>
     server.callTool(connection as Connection<'notes.write'>, tool, args);
   return { server, call, runs: () => runs };
@@ -78,18 +87,29 @@ function statusDesk(options: { server?: Partial<ServerOptions<'notes.write', obj
 
 describe('createSwitches', () => {
   it('refuses a bad retry hint and fails closed when the tenant switch cannot be read', async () => {
-    expect(() =>
-      createSwitches({ store: broken, audit: new MemoryAuditStore(), retryAfterSeconds: 0 }),
-    ).toThrow(/retryAfterSeconds/);
     const switches = createSwitches({ store: broken, audit: new MemoryAuditStore() });
-    expect(await switches.guard.connection!(connection)).toMatchObject({ code: 'store_unavailable' });
-    await expect(Promise.resolve(switches.guard.gate!({ transport: 'http' }))).rejects.toThrow('redis down');
-    const desk = statusDesk({ server: { guards: [switches.guard] } });
+    expect(() => killSwitchGuards({ switches, retryAfterSeconds: 0 })).toThrow(/retryAfterSeconds/);
+    const [admission, tenantSwitch] = killSwitchGuards({ switches });
+    expect(await tenantSwitch.connection!(connection)).toMatchObject({
+      ok: false,
+      code: 'store_unavailable',
+    });
+    await expect(Promise.resolve(admission.admit({ transport: 'http' }))).rejects.toThrow('redis down');
+    const desk = statusDesk({ server: { switches } });
     expect(await desk.server.listTools(connection as Connection<'notes.write'>)).toEqual([]);
     expect((await desk.call('set_status', { status: 'A' })).structuredContent).toMatchObject({
       error: { code: 'store_unavailable' },
     });
     expect(desk.runs()).toBe(0);
+  });
+
+  it('refuses a store or an audit that is not one, since every change is audited', () => {
+    expect(() => createSwitches({ store: {} as never, audit: new MemoryAuditStore() })).toThrow(
+      /SwitchStore/,
+    );
+    expect(() => createSwitches({ store: new MemorySwitchStore(), audit: undefined as never })).toThrow(
+      /AuditStore/,
+    );
   });
 
   it('uses the tenant default defined once', async () => {
@@ -98,13 +118,18 @@ describe('createSwitches', () => {
       audit: new MemoryAuditStore(),
       tenantDefault: false,
     });
-    expect(await off.guard.connection!(connection)).toMatchObject({ code: 'tenant_disabled' });
-    expect(await off.guard.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+    const [, tenantSwitch] = killSwitchGuards({ switches: off });
+    expect(await tenantSwitch.connection!(connection)).toMatchObject({ ok: false, code: 'tenant_disabled' });
+    expect(await tenantSwitch.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+      ok: false,
       code: 'tenant_disabled',
     });
     await off.setTenantAccess('t1', true, { actorId: 'a', channel: 'admin' });
-    expect(await off.guard.connection!(connection)).toBeUndefined();
-    expect(await off.guard.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+    expect(await off.tenantAccess('t1')).toBe(true);
+    expect(await tenantSwitch.connection!(connection)).toEqual(ALLOW);
+    expect(await off.tenantAccess('t2')).toBe(false);
+    expect(await tenantSwitch.connection!({ ...connection, tenantId: 't2' })).toMatchObject({
+      ok: false,
       code: 'tenant_disabled',
     });
   });
@@ -191,16 +216,22 @@ describe('cachedPeople', () => {
 
 describe('planVisibility', () => {
   it('hides a tool the tenant’s plan does not include, naming the plans that do', async () => {
-    const rule = planVisibility({
+    const guard = planVisibility({
       planOf: async (t) => (t === 't1' ? 'free' : 'pro'),
       plans: { page_technician: ['pro', 'enterprise'] },
     });
+    expect(guard).toMatchObject({ kind: 'visibility', name: 'plan' });
     const tool = { name: 'page_technician', title: undefined, effect: 'wake' as const, requires: [] };
-    expect(await rule(tool, connection)).toMatchObject({
-      reason: expect.stringContaining('free'),
-      fix: expect.stringContaining('"pro"'),
-    });
-    expect(await rule(tool, { ...connection, tenantId: 't2' })).toBeUndefined();
-    expect(await rule({ ...tool, name: 'find_notes' }, connection)).toBeUndefined();
+    for (const purpose of ['list', 'call'] as const) {
+      expect(await guard.tool!(tool, connection, purpose)).toMatchObject({
+        ok: false,
+        code: 'tool_hidden',
+        message: expect.stringContaining('free'),
+        fix: expect.stringContaining('"pro"'),
+        details: { tool: 'page_technician' },
+      });
+      expect(await guard.tool!(tool, { ...connection, tenantId: 't2' }, purpose)).toEqual(ALLOW);
+      expect(await guard.tool!({ ...tool, name: 'find_notes' }, connection, purpose)).toEqual(ALLOW);
+    }
   });
 });

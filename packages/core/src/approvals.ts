@@ -5,14 +5,15 @@ import type {
   Approvals,
   ApprovalView,
   Approver,
-} from './approval.js';
-import type { ConfirmBook } from './confirm.js';
+} from './contract/approval.js';
 import type { Connection } from './context.js';
+import type { OutwardGuard } from './contract/guard.js';
+import type { PendingAction } from './contract/pending.js';
 import type { ToolDefinition } from './contract/tool.js';
 import type { OutwardEffect } from './effects.js';
 import { ConfigurationError, ToolError, type ToolErrorInit } from './errors.js';
-import type { ApprovedRun } from './pipeline/call.js';
-import type { PendingAction } from './storage/pendingActionStore.js';
+import type { ApprovedRun } from './pipeline/calls.js';
+import type { OutwardStage } from './pipeline/outward.js';
 
 /** The pipeline's side of approval by a person (see `createPipeline`). */
 export interface ApprovalRunner<TRight extends string> {
@@ -82,21 +83,21 @@ const standIn = <TRight extends string>(action: PendingAction): Connection<TRigh
 /** Refuses at build time what would fail at the first approval. */
 export function checkApprovalSetup(
   options: ApprovalOptions | undefined,
-  confirm: ConfirmBook | undefined,
+  outward: OutwardGuard | undefined,
   byPerson: ReadonlySet<string>,
 ): void {
   if (byPerson.size === 0) return;
   const tools = [...byPerson].join(', ');
+  if (!outward)
+    throw new ConfigurationError(`Tools ${tools} need the two-step flow; add confirmGuard({ store }) to the guards.`);
   if (!options || typeof options.url !== 'function' || typeof options.connectionOf !== 'function') {
     throw new ConfigurationError(
-      `Tools ${tools} need a person's approval; pass createServer({ approval: { url, connectionOf } }).`,
+      `Tools ${tools} need a person's approval; pass confirmGuard({ store, approval: { url, connectionOf } }).`,
     );
   }
-  if (!confirm)
-    throw new ConfigurationError(`Tools ${tools} need the confirm flow; pass createServer({ confirm }).`);
-  if (!confirm.store.findById || !confirm.store.listAwaitingApproval) {
+  if (!outward.findById || !outward.listAwaitingApproval) {
     throw new ConfigurationError(
-      `Tools ${tools} need a person's approval, but the pending-action store has no findById and listAwaitingApproval.`,
+      `Tools ${tools} need a person's approval, but the outward guard ${outward.name} has no findById and listAwaitingApproval (its store lacks them).`,
     );
   }
   if (
@@ -116,7 +117,7 @@ export function checkApprovalSetup(
  */
 export function createApprovals<TRight extends string>(parts: {
   readonly options: ApprovalOptions<TRight>;
-  readonly confirm: ConfirmBook;
+  readonly outward: OutwardStage;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly byPerson: ReadonlySet<string>;
   readonly runner: ApprovalRunner<TRight>;
@@ -126,14 +127,13 @@ export function createApprovals<TRight extends string>(parts: {
     | ((outcome: 'executed' | 'rejected' | 'changed' | 'refused', tool: string) => void)
     | undefined;
 }): Approvals<TRight> {
-  const { options, confirm, tools, byPerson, runner, clock } = parts;
+  const { options, outward, tools, byPerson, runner, clock } = parts;
   const counted = (tool: string, decision: ApprovalDecision): ApprovalDecision => {
     parts.onDecision?.(decision.outcome, tool);
     return decision;
   };
-  const store = confirm.store;
-  const findById = store.findById!.bind(store);
-  const listAwaiting = store.listAwaitingApproval!.bind(store);
+  const findById = outward.guard.findById!.bind(outward.guard);
+  const listAwaiting = outward.guard.listAwaitingApproval!.bind(outward.guard);
   const widened = options.approvers === 'workspace';
 
   /** The action if this approver may decide it; anything else reads as unknown. */
@@ -228,7 +228,7 @@ export function createApprovals<TRight extends string>(parts: {
       connection.connectionId !== action.connectionId ||
       connection.tenantId !== action.tenantId
     ) {
-      await confirm.kill(action).catch(() => false);
+      await outward.kill(action).catch(() => false);
       return refused(
         'credential_inactive',
         'The requesting token was revoked or its creator is no longer active; nothing was sent.',

@@ -18,6 +18,12 @@ export interface Connection<TRight extends string = string> {
   readonly channel: 'mcp';
   /** Effective rights for this request. */
   readonly rights: ReadonlySet<TRight>;
+  /**
+   * The tenant the transport named for this request (URL path or header),
+   * when it named one; set by admission after the authenticator. The tenant
+   * guard refuses a connection bound to another tenant (I3).
+   */
+  readonly transportTenant?: string | undefined;
   /** A named toolset chosen for this connection (e.g. a compact one for small models), if any. */
   readonly toolset?: string | undefined;
   /**
@@ -88,9 +94,3 @@ export interface GateRefusal {
 export interface GateRequest {
   readonly transport: 'http' | 'stdio';
 }
-
-/**
- * A check that runs before credentials are even looked at, on every request
- * (e.g. the global kill switch, I6). Returns a refusal or nothing.
- */
-export type GateCheck = (request: GateRequest) => Promise<GateRefusal | undefined> | GateRefusal | undefined;

@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   not_found: 'The referenced object does not exist in this tenant (I3).',
   rate_limited: 'The connection’s rate bucket for this effect class is empty (I7).',
   tenant_disabled: 'Agent access is switched off for this tenant (I6).',
+  tenant_mismatch:
+    'The connection is bound to another tenant than the one this request names; nothing ran (I3).',
   conflict: 'The object changed since the caller read it; the current version is returned (I12).',
   duplicate:
     'An object with the same business key exists; the existing id and the update tool are named (I11).',

@@ -3,10 +3,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Connection } from './context.js';
 import { toolOutputSchema } from './contract/envelope.js';
+import type { ToolGuard } from './contract/guard.js';
 import {
   checkSpecShape,
   type ToolDefinition,
-  type ToolGuardList,
+  type ToolGuardKit,
   type ToolListing,
   type ToolSpec,
   toolGuardsOf,
@@ -30,7 +31,13 @@ type InputOf<I> =
   I extends StandardSchemaV1<infer _In, infer T> ? T : I extends JsonSchemaInput<infer T> ? T : never;
 
 /** Options of {@link createGatehouse}: the host's types, bound once. */
-export interface GatehouseOptions<TRight extends string, TServices, TPorts extends PortMap = PortMap> {
+export interface GatehouseOptions<
+  TRight extends string,
+  TServices,
+  TPorts extends PortMap = PortMap,
+  THandle = unknown,
+  TKit extends ToolGuardKit = {},
+> {
   /** The host's vocabulary of rights; `requires` may only name these. */
   readonly rights: readonly TRight[];
   /**
@@ -39,9 +46,17 @@ export interface GatehouseOptions<TRight extends string, TServices, TPorts exten
    * effect class (I8). Called once per call. For writes and confirmations it
    * runs inside the unit of work and receives its handle (`unit`), so the
    * services' writes join the transaction; for reads and previews `unit` is
-   * undefined.
+   * undefined. The type `unit` is declared with here (a SQLite database, a
+   * `pg.PoolClient`) is bound once: `createServer({ unitOfWork })` must hand
+   * that type, and services and unit guards see it without a cast.
    */
-  readonly services: (connection: Connection<TRight>, ports: Ports<TPorts>, unit: unknown) => TServices;
+  readonly services: (connection: Connection<TRight>, ports: Ports<TPorts>, unit: THandle | undefined) => TServices;
+  /**
+   * Guard factories a tool's `guards: (g) => […]` can call by name, typed by
+   * the tool: `toolGuards` of `@gatehousejs/guards` gives `g.version`,
+   * `g.batchCount` and `g.duplicate`.
+   */
+  readonly toolGuards?: TKit;
   /** Outbound side-effect ports (mailer, pager, alerts, jobs, webhooks), each with its effect class. */
   readonly ports?: TPorts;
   /** Extra property names to refuse as tenant selectors (I3), beyond the defaults. */
@@ -51,18 +66,22 @@ export interface GatehouseOptions<TRight extends string, TServices, TPorts exten
 }
 
 /** The host-bound Gatehouse: `defineTool` and the server builder. */
-export interface Gatehouse<TRight extends string, TServices> {
+export interface Gatehouse<TRight extends string, TServices, THandle = unknown, TKit extends ToolGuardKit = {}> {
   readonly rights: readonly TRight[];
   /**
    * Declares a tool once. Throws a `ConfigurationError` naming the tool for a
    * bad name, a tenant-like input property (I3), a description that instructs
    * the model (I16), an unknown right, or an outward tool without `prepare`.
    */
-  defineTool<I extends ToolInput<unknown>, TValue>(
-    spec: ToolSpec<InputOf<I>, TValue, TRight, TServices> & { readonly input: I },
+  defineTool<
+    I extends ToolInput<unknown>,
+    TValue,
+    TGuards extends readonly ToolGuard<InputOf<I>, TServices>[] = readonly ToolGuard<InputOf<I>, TServices>[],
+  >(
+    spec: ToolSpec<InputOf<I>, TValue, TRight, TServices, TGuards, TKit> & { readonly input: I },
   ): ToolDefinition<TRight, TServices>;
-  /** Builds a server from tools and policy; see {@link ServerOptions}. */
-  createServer(options: ServerOptions<TRight, TServices>): GatehouseServer<TRight>;
+  /** Builds a server from tools and guards; see {@link ServerOptions}. */
+  createServer(options: ServerOptions<TRight, TServices, THandle>): GatehouseServer<TRight>;
 }
 
 function checkOptions(options: { readonly rights: readonly string[]; readonly services: unknown }): void {
@@ -84,9 +103,13 @@ function checkOptions(options: { readonly rights: readonly string[]; readonly se
  * @example
  * const gh = createGatehouse({ rights: ['bookings.read'] as const, services: (c) => new Services(c) });
  */
-export function createGatehouse<TRight extends string, TServices, TPorts extends PortMap = PortMap>(
-  options: GatehouseOptions<TRight, TServices, TPorts>,
-): Gatehouse<TRight, TServices> {
+export function createGatehouse<
+  TRight extends string,
+  TServices,
+  TPorts extends PortMap = PortMap,
+  THandle = unknown,
+  TKit extends ToolGuardKit = {},
+>(options: GatehouseOptions<TRight, TServices, TPorts, THandle, TKit>): Gatehouse<TRight, TServices, THandle, TKit> {
   checkOptions(options);
   const ports: PortMap = options.ports ?? {};
   checkPorts(ports);
@@ -99,7 +122,10 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
   const outputAjv = new Ajv2020({ strict: false, validateSchema: false });
   addFormats(outputAjv);
 
-  const gatehouse: Gatehouse<TRight, TServices> = {
+  const kit: ToolGuardKit = options.toolGuards ?? {};
+  if (typeof kit !== 'object' || kit === null || Object.values(kit).some((f) => typeof f !== 'function'))
+    throw new ConfigurationError('createGatehouse: toolGuards must map names to guard factories.');
+  const gatehouse: Gatehouse<TRight, TServices, THandle, TKit> = {
     rights: Object.freeze([...options.rights]),
     defineTool(spec) {
       checkSpecShape(spec, rights);
@@ -121,8 +147,7 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
         effect: spec.effect,
         requires: Object.freeze([...(spec.requires ?? [])]),
         annotations: traits.annotations,
-        guards: Object.freeze([...toolGuardsOf(spec.name, spec.guards as ToolGuardList<never, never>)]),
-        creates: spec.creates as ToolDefinition<TRight, TServices>['creates'],
+        guards: toolGuardsOf(spec.name, spec.guards, kit),
         approval: spec.approval,
         listing,
         runtime: Object.freeze({
@@ -140,6 +165,7 @@ export function createGatehouse<TRight extends string, TServices, TPorts extends
         ports,
         ajv,
         outputAjv,
+        tenantLikeNames: rules.tenantLikeNames,
       });
     },
   };

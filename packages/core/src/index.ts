@@ -6,46 +6,63 @@ export type {
   Approvals,
   ApprovalView,
   Approver,
-} from './approval.js';
-export type { ConfirmOptions } from './confirm.js';
+} from './contract/approval.js';
 export type {
   AuthDecision,
   Authenticate,
   Connection,
   ConnectionScope,
-  GateCheck,
   GateRefusal,
   GateRequest,
   PresentedCredential,
 } from './context.js';
-export type { CallResult } from './contract/envelope.js';
 export type {
   BuildContext,
-  CallGuard,
   CallGuardContext,
   Conventions,
-  Guard,
   GuardArgument,
+  GuardArguments,
   GuardedTool,
-  GuardStage,
-  Outcome,
   PlannedTool,
-  PreviewOutcome,
-  RefusedOutcome,
-  ResultOutcome,
   ToolCall,
-  UnitGuard,
   UnitGuardContext,
-} from './contract/guard.js';
-export { DEFAULT_CONVENTIONS, defineGuard, refuse } from './contract/guard.js';
+  VisibleTool,
+} from './contract/call.js';
+export { DEFAULT_CONVENTIONS } from './contract/call.js';
+export type { Allowed, Decision, Refusal } from './contract/decision.js';
+export { ALLOW, allow, deny } from './contract/decision.js';
+export type { CallResult } from './contract/envelope.js';
 export type {
-  Creates,
+  AdmissionDecision,
+  AdmissionGuard,
+  CallGuard,
+  ClaimDecision,
+  ClaimGuard,
+  Guard,
+  GuardDuty,
+  GuardKind,
+  Lease,
+  OutputGuard,
+  OutwardGuard,
+  PendingDraft,
+  RateGuard,
+  ToolGuard,
+  UnitGuard,
+  VisibilityGuard,
+  VisibilityPurpose,
+} from './contract/guard.js';
+export { checkGuard, defineGuard, GUARD_KINDS } from './contract/guard.js';
+export type { ApprovalLink, Outcome, PreviewOutcome, RefusedOutcome, ResultOutcome } from './contract/outcome.js';
+export type { ClaimedAction } from './contract/pending.js';
+export type {
+  ContextOf,
   OutwardToolSpec,
   Prepared,
   RunContext,
   SilentToolSpec,
   ToolDefinition,
-  ToolGuardList,
+  ToolGuardBuilders,
+  ToolGuardKit,
   ToolGuards,
   ToolListing,
   ToolSpec,
@@ -69,9 +86,12 @@ export type { CallLogRecord, Logger } from './logging.js';
 export { silentLogger } from './logging.js';
 export type { ArgumentCaps } from './pipeline/caps.js';
 export { DEFAULT_ARGUMENT_CAPS } from './pipeline/caps.js';
-export type { RateOptions } from './pipeline/rate.js';
-export type { ReplayOptions } from './pipeline/replay.js';
-export { IDEMPOTENCY_KEY, REPLAY_NOTE } from './pipeline/replay.js';
+export { REPLAY_NOTE } from './contract/envelope.js';
+export { ClaimLost } from './pipeline/claim.js';
+export type { TokenFate, TokenStage } from './pipeline/outward.js';
+export { OUTWARD_TOKEN_FATES, TOKEN_FATES, tokenFate } from './pipeline/outward.js';
+export type { ToolAnswer } from './pipeline/runner.js';
+export { OUTAGE_RETRY_SECONDS } from './pipeline/runner.js';
 export type { UnitOfWork } from './pipeline/unitOfWork.js';
 export { separateCommits } from './pipeline/unitOfWork.js';
 export type { CallPhase, PortMap, PortSpec, Ports } from './ports.js';
@@ -90,14 +110,7 @@ export { errorLog } from './serve/errorLog.js';
 export type { ProtectedResourceMetadata, ProtectedResourceOptions } from './serve/oauthMetadata.js';
 export { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from './serve/oauthMetadata.js';
 export type { ErrorReport, OnError } from './serve/report.js';
-export type {
-  CallOptions,
-  GatehouseServer,
-  HiddenReason,
-  ServerOptions,
-  VisibilityRule,
-  VisibleTool,
-} from './server.js';
+export type { CallOptions, GatehouseServer, ServerOptions } from './server.js';
 export type { AuditEntry, AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
 export { auditRow, MemoryAuditStore } from './storage/auditStore.js';
 export type { CredentialRecord, CredentialStore } from './storage/credentialStore.js';
@@ -126,4 +139,5 @@ export type {
   Telemetry,
 } from './telemetry.js';
 export { NOOP_SPAN, noopTelemetry } from './telemetry.js';
+export { UNTRUSTED_TEXT_NOTE } from './text.js';
 export type { PresentedTime } from './time.js';

@@ -3,9 +3,20 @@
  * `testing`) share with core. Not part of the public API: no semver promise, and a host
  * should not need any of it. Adopters import from the package root.
  */
-export { ERROR_OUTPUT_SCHEMA, errorStructure, renderOutcome, toolOutputSchema } from './contract/envelope.js';
+export {
+  ERROR_OUTPUT_SCHEMA,
+  errorStructure,
+  renderOutcome,
+  renderStructured,
+  structureOf,
+  toolOutputSchema,
+} from './contract/envelope.js';
 export { contentDigest } from './internal/contentDigest.js';
+export { newId } from './internal/ids.js';
+export { DEFAULT_LEASE_MS, heartbeat, leaseOf } from './pipeline/lease.js';
 export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
+export { refuseTenantLike } from './schema/checks.js';
+export { ExpiringMap } from './storage/expiringMap.js';
 export { portAllowed } from './ports.js';
 export { stripHidden, stripHiddenDeep } from './text.js';
 export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';

@@ -23,6 +23,7 @@ import {
   TTL_MS,
 } from './fixtures/pipelineDesk.js';
 import { listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 const personDesk = (options: DeskOptions = {}) => pipelineDesk({ notifyApproval: 'person', ...options });
 
@@ -100,7 +101,7 @@ describe('approval by a person: the preview (I9)', () => {
       prepare: () => ({ content: {}, summary: 'wake' }),
       run: () => ({ ok: true }),
     });
-    const server = gh.createServer({
+    const server = gh.createServer(withGuards({
       name: 's',
       version: '1',
       tools: [tool],
@@ -114,7 +115,7 @@ describe('approval by a person: the preview (I9)', () => {
         url: (id) => `https://x.example/${id}`,
         connectionOf: async () => undefined,
       },
-    });
+    }));
     expect(server.approvals).toBeDefined();
   });
 });
@@ -381,7 +382,7 @@ describe('approval by a person: configuration', () => {
 
   it('refuses a person tool without approval options, or with a store that cannot find actions by id', () => {
     const store = new MemoryPendingActionStore();
-    expect(() => gh.createServer({ ...base, confirm: { store } })).toThrow(ConfigurationError);
+    expect(() => gh.createServer(withGuards({ ...base, confirm: { store } }))).toThrow(ConfigurationError);
     const bare: PendingActionStore = {
       insert: (a) => store.insert(a),
       findByTokenHash: (h) => store.findByTokenHash(h),
@@ -390,8 +391,8 @@ describe('approval by a person: configuration', () => {
       transition: (...args) => store.transition(...args),
       purge: (b) => store.purge(b),
     };
-    expect(() => gh.createServer({ ...base, confirm: { store: bare }, approval })).toThrow(/findById/);
-    expect(() => gh.createServer({ ...base, confirm: { store }, approval })).not.toThrow();
+    expect(() => gh.createServer(withGuards({ ...base, confirm: { store: bare }, approval }))).toThrow(/findById/);
+    expect(() => gh.createServer(withGuards({ ...base, confirm: { store }, approval }))).not.toThrow();
   });
 
   it('refuses approval on a silent tool and an unknown mode', () => {

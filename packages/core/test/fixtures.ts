@@ -1,3 +1,4 @@
+import { duplicateGuard } from '@gatehousejs/guards';
 import { z } from 'zod';
 import {
   type Connection,
@@ -152,11 +153,13 @@ export function bookingCreateTools<B extends JsonObject & { id: string }, S exte
     requires: ['bookings.write'],
     input: z.object({ customer: z.string(), day: z.string(), note: z.string().optional() }),
     presenter,
-    creates: {
-      key: (i) => ({ customer: i.customer, day: i.day }),
-      find: ({ input: i, services }) => services.find(i.customer, i.day),
-      updateTool: 'update_booking',
-    },
+    guards: () => [
+      duplicateGuard<{ customer: string; day: string }, S>({
+        key: (i) => ({ customer: i.customer, day: i.day }),
+        find: ({ input: i, services }) => services.find(i.customer, i.day),
+        updateTool: 'update_booking',
+      }),
+    ],
     run: ({ input: i, services }) => services.create(i.customer, i.day),
   });
   const update = gh.defineTool({

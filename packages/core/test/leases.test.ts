@@ -20,6 +20,7 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { connectionWith, listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 type Note = { id: string; text: string };
 
@@ -81,7 +82,7 @@ function desk(options: DeskOptions = {}) {
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.renewMs ? { renewMs: options.renewMs } : {}),
   };
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'notes',
     version: '1.0.0',
     tools,
@@ -91,7 +92,7 @@ function desk(options: DeskOptions = {}) {
     confirm: { store: pending, ...lease },
     unitOfWork: options.unitOfWork ?? separateCommits(),
     clock,
-  });
+  }));
   const connection = connectionWith(['notes.write'] as const);
   return {
     rows,
@@ -126,7 +127,7 @@ async function replayKeyOf(connectionId: string, tool: string, args: JsonObject)
   return `${connectionId}\u0000${tool}\u0000${digest(args)}`;
 }
 
-describe('createServer({ replay: { leaseMs, renewMs } })', () => {
+describe('replayGuard({ leaseMs, renewMs })', () => {
   it('keeps a slow call’s claim with renewals: a re-send meanwhile answers still_running, and one row is written', async () => {
     const d = desk({ leaseMs: 200, renewMs: 40, slowMs: 700 });
     d.realClock();
@@ -164,12 +165,12 @@ describe('createServer({ replay: { leaseMs, renewMs } })', () => {
   it('fits the default lease to a unit of work that waits up to 5 s, and refuses a wait it cannot outlast', () => {
     expect(() => desk({ unitOfWork: { ...separateCommits(), maxWaitMs: 5_000 } })).not.toThrow();
     expect(() => desk({ unitOfWork: { ...separateCommits(), maxWaitMs: 8_000 } })).toThrow(
-      /(confirm|replay)\.leaseMs \(10000 ms\)/,
+      /the (claim|outward) guard's leaseMs \(10000 ms\)/,
     );
   });
 });
 
-describe('createServer({ confirm: { leaseMs, renewMs } })', () => {
+describe('confirmGuard({ leaseMs, renewMs })', () => {
   async function previewed(d: ReturnType<typeof desk>) {
     const preview = structured(await d.call('mail_owner', { text: 'hello' }));
     const args = preview.next?.arguments as JsonObject;
@@ -211,14 +212,14 @@ describe('createServer({ confirm: { leaseMs, renewMs } })', () => {
   it('refuses a confirm lease that a renewal waiting its longest could outlast', () => {
     const unitOfWork: UnitOfWork = { ...separateCommits(), maxWaitMs: 5_000 };
     expect(() =>
-      createGatehouse({ rights: ['r'] as const, services: () => ({}) }).createServer({
+      createGatehouse({ rights: ['r'] as const, services: () => ({}) }).createServer(withGuards({
         name: 'n',
         version: '1',
         tools: [],
         authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
         confirm: { store: new MemoryPendingActionStore(), leaseMs: 5_500, renewMs: 1_000 },
         unitOfWork,
-      }),
-    ).toThrow(/confirm\.leaseMs/);
+      })),
+    ).toThrow(/the outward guard's leaseMs/);
   });
 });

@@ -27,6 +27,7 @@ import { httpHost } from './fixtures/v1Carriers.js';
 import { notesApp, v1Host } from './fixtures/v1Notes.js';
 import { type Note, NoteService, RIGHTS, type Right } from './fixtures.js';
 import { recordingLogger } from './recording.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 type Mode = 'up' | 'down' | 'hang';
 
@@ -70,16 +71,16 @@ async function outageApp() {
     },
     run: ({ input, services }) => services.notes.create(input.text),
   });
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'notes',
     version: '1.0.0',
     tools: [addNote],
     authenticate: credentials.authenticate,
-    guards: [switches.guard],
+    switches: switches,
     audit,
     replay: { store: replay },
     unitOfWork: separateCommits(),
-  });
+  }));
   const { token } = await credentials.mint({
     tenantIds: ['t1'],
     creatorId: 'p1',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createGatehouse, MemoryAuditStore, MemoryReplayStore, separateCommits } from '../src/index.js';
 import { connection } from './fixtures.js';
 import { recordingLogger } from './recording.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 const SECRET = 'DECOY-SECRET-in-a-broken-result';
 
@@ -42,7 +43,7 @@ function brokenPresenterServer() {
   const logger = recordingLogger();
   const reported: { error: unknown; correlationId: string }[] = [];
   const audit = new MemoryAuditStore();
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'notes',
     version: '1.0.0',
     tools: [findNotes, addNote],
@@ -52,7 +53,7 @@ function brokenPresenterServer() {
     replay: { store: new MemoryReplayStore() },
     unitOfWork: separateCommits(),
     onInternalError: (error, correlationId) => reported.push({ error, correlationId }),
-  });
+  }));
   return { server, logger, reported, rows, breakIt: () => (broken = true) };
 }
 
@@ -113,12 +114,12 @@ describe('result validation against the outputSchema (I19)', () => {
       run: () => undefined,
     });
     expect(() =>
-      gh.createServer({
+      gh.createServer(withGuards({
         name: 'notes',
         version: '1.0.0',
         tools: [bad],
         authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-      }),
+      })),
     ).toThrow(/find_notes: outputSchema does not compile/);
   });
 });

@@ -1,6 +1,10 @@
+import { duplicateGuard, replayGuard } from '@gatehousejs/guards';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  ALLOW,
+  deny,
+  type Guard,
   type CallResult,
   ConfigurationError,
   type Connection,
@@ -19,6 +23,7 @@ import {
   TTL_MS,
 } from './fixtures/pipelineDesk.js';
 import { listPresenter } from './fixtures.js';
+import { testGuards, withGuards } from '../../../test/withGuards.js';
 
 const ADD = { text: 'milk' };
 const ADD_ARGS = `{"text":"milk","tag":"plain"} {}`;
@@ -381,20 +386,61 @@ describe('createServer: the pipeline’s requirements', () => {
 
   it('refuses to build a server with write or outward tools without replay or without a unit of work', () => {
     for (const tool of [write, notify]) {
-      expect(() => gh.createServer({ ...base, tools: [tool], unitOfWork: separateCommits() })).toThrow(
-        /replay-protected \(I10\); pass createServer\(\{ replay \}\)/,
+      expect(() => gh.createServer(withGuards({ ...base, tools: [tool], unitOfWork: separateCommits() }))).toThrow(
+        /no guard for a claim guard: every write is replay-protected \(I10\); add replayGuard\(\{ store \}\)/,
       );
-      expect(() => gh.createServer({ ...base, tools: [tool], replay })).toThrow(
+      expect(() => gh.createServer(withGuards({ ...base, tools: [tool], replay }))).toThrow(
         /unit of work .*; pass createServer\(\{ unitOfWork \}\)/,
       );
     }
     expect(() =>
-      gh.createServer({ ...base, tools: [write], replay, unitOfWork: separateCommits() }),
+      gh.createServer(withGuards({ ...base, tools: [write], replay, unitOfWork: separateCommits() })),
     ).not.toThrow();
   });
 
+  it('refuses a server whose guards lack a duty a tool needs, naming the factory to add', () => {
+    const all = testGuards({ replay, confirm: { store: new MemoryPendingActionStore() } });
+    const without = (drop: (g: Guard) => boolean) => all.filter((g) => !drop(g));
+    const duty = (name: string) => (g: Guard) => (g as { duty?: string }).duty === name;
+    const cases: [(g: Guard) => boolean, RegExp][] = [
+      [duty('tenant'), /the tenant binding \(I3\); add tenantGuard\(\)/],
+      [duty('rights'), /live rights \(I4\); add rightsGuard\(\)/],
+      [duty('killSwitch'), /the global kill switch \(I6\); add killSwitchGuards\(\{ switches \}\)/],
+      [duty('tenantSwitch'), /the per-tenant switch \(I6\); add killSwitchGuards\(\{ switches \}\)/],
+      [(g) => g.kind === 'output', /output cleaning \(I16\); add untrustedTextGuard\(\)/],
+      [(g) => g.kind === 'claim', /replay-protected \(I10\); add replayGuard\(\{ store \}\)/],
+      [(g) => g.kind === 'outward', /the two-step confirm \(I9\); add confirmGuard\(\{ store \}\)/],
+    ];
+    const { confirm: _old, ...plain } = base;
+    const units = { ...plain, unitOfWork: separateCommits() };
+    for (const [drop, message] of cases) {
+      expect(() => gh.createServer({ ...units, tools: [read, write, notify], guards: without(drop) })).toThrow(message);
+    }
+    expect(() => gh.createServer({ ...units, tools: [read, write, notify], guards: all })).not.toThrow();
+    // a read-only server needs no claim or outward guard, the rest it does
+    expect(() =>
+      gh.createServer({ ...plain, tools: [read], guards: without((g) => g.kind === 'claim' || g.kind === 'outward') }),
+    ).not.toThrow();
+    // two guards holding state of one kind are refused
+    expect(() => gh.createServer({ ...units, tools: [read], guards: [...all, replayGuard({ store: new MemoryReplayStore() })] })).toThrow(/one claim guard per server; got replay and replay|two guards are named replay/);
+  });
+
+  it('refuses the options that became guards, naming the factory that replaces each', () => {
+    for (const [option, factory] of [
+      ['replay', /replayGuard/],
+      ['confirm', /confirmGuard/],
+      ['rate', /rateGuard/],
+      ['gate', /admission guard/],
+      ['visibility', /visibility guards/],
+    ] as const) {
+      const { confirm: _old, ...plain } = base;
+      const old = { ...plain, tools: [read], guards: testGuards(), [option]: {} } as never;
+      expect(() => gh.createServer(old)).toThrow(factory);
+    }
+  });
+
   it('builds a read-only server without replay or a unit of work', () => {
-    expect(() => gh.createServer({ ...base, tools: [read] })).not.toThrow();
+    expect(() => gh.createServer(withGuards({ ...base, tools: [read] }))).not.toThrow();
   });
 
   it('takes a tool’s guards as a function of the typed builders: called once, its guards run in their stage', async () => {
@@ -409,11 +455,12 @@ describe('createServer: the pipeline’s requirements', () => {
         built++;
         return [
           g.define({
+            kind: 'call',
             name: 'noSecrets',
             check: ({ input }) =>
               input.name.startsWith('secret')
-                ? { code: 'invalid_arguments', message: 'Not that one.', fix: 'Ask for another name.' }
-                : undefined,
+                ? deny({ code: 'invalid_arguments', message: 'Not that one.', fix: 'Ask for another name.' })
+                : ALLOW,
           }),
         ];
       },
@@ -421,7 +468,7 @@ describe('createServer: the pipeline’s requirements', () => {
     });
     expect(built).toBe(1);
     expect(guarded.guards.map((guard) => guard.name)).toEqual(['noSecrets']);
-    const server = gh.createServer({ ...base, tools: [guarded] });
+    const server = gh.createServer(withGuards({ ...base, tools: [guarded] }));
     const reader: Connection<'notes.write'> = {
       connectionId: 'c1',
       tenantId: 't1',
@@ -451,16 +498,16 @@ describe('createServer: the pipeline’s requirements', () => {
 
   it('refuses a unit of work without atomic, a unit guard on a read tool, and a create_… tool without creates', () => {
     const noAtomic = { run: separateCommits().run } as never;
-    expect(() => gh.createServer({ ...base, tools: [write], replay, unitOfWork: noAtomic })).toThrow(
+    expect(() => gh.createServer(withGuards({ ...base, tools: [write], replay, unitOfWork: noAtomic }))).toThrow(
       ConfigurationError,
     );
     const guarded = gh.defineTool({
       ...{ name: 'get_guarded', description: 'Reads a thing.', input: z.object({}), presenter },
       effect: 'read',
-      guards: [{ name: 'locked', stage: 'unit', check: () => undefined }],
+      guards: [{ kind: 'unit', name: 'locked', check: () => ALLOW }],
       run: () => ({ id: 't1' }),
     });
-    expect(() => gh.createServer({ ...base, tools: [guarded] })).toThrow(
+    expect(() => gh.createServer(withGuards({ ...base, tools: [guarded] }))).toThrow(
       /guard locked runs in the unit of work/,
     );
     const create = gh.defineTool({
@@ -472,8 +519,8 @@ describe('createServer: the pipeline’s requirements', () => {
       run: () => ({ id: 't1' }),
     });
     expect(() =>
-      gh.createServer({ ...base, tools: [create], replay, unitOfWork: separateCommits() }),
-    ).toThrow(/create_thing: a create tool declares creates/);
+      gh.createServer(withGuards({ ...base, tools: [create], replay, unitOfWork: separateCommits() })),
+    ).toThrow(/create_thing: a create tool carries a duplicate guard/);
   });
 
   it('checks the naming conventions the server is given: its own create-tool pattern, its own notify-like words, or none', () => {
@@ -490,13 +537,13 @@ describe('createServer: the pipeline’s requirements', () => {
     // a product that names its create tools anlegen_…: those need creates, create_… ones no longer do
     const german = { createTool: /^anlegen_/ };
     expect(() =>
-      gh.createServer({ ...units, tools: [thing('anlegen_termin')], conventions: german }),
-    ).toThrow(/anlegen_termin: a create tool declares creates/);
+      gh.createServer(withGuards({ ...units, tools: [thing('anlegen_termin')], conventions: german })),
+    ).toThrow(/anlegen_termin: a create tool carries a duplicate guard/);
     expect(() =>
-      gh.createServer({ ...units, tools: [thing('create_thing')], conventions: german }),
+      gh.createServer(withGuards({ ...units, tools: [thing('create_thing')], conventions: german })),
     ).not.toThrow();
     expect(() =>
-      gh.createServer({ ...units, tools: [thing('create_thing')], conventions: { createTool: false } }),
+      gh.createServer(withGuards({ ...units, tools: [thing('create_thing')], conventions: { createTool: false } })),
     ).not.toThrow();
     // the sibling update tool of a create tool: silent by the server's own words
     const create = (update: string) =>
@@ -506,32 +553,34 @@ describe('createServer: the pipeline’s requirements', () => {
         effect: 'write',
         input: z.object({ day: z.string() }),
         presenter,
-        creates: { key: (input) => input, find: () => undefined, updateTool: update },
+        guards: () => [
+          duplicateGuard<{ day: string }, object>({ key: (input) => input, find: () => undefined, updateTool: update }),
+        ],
         run: () => ({ id: 't1' }),
       });
     const withNotice = thing('update_termin', z.object({ id: z.string(), benachrichtigen: z.boolean() }));
     const words = { notifyLikeParameter: /^benachrichtigen$/ };
     expect(() =>
-      gh.createServer({ ...units, tools: [create('update_termin'), withNotice], conventions: words }),
+      gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withNotice], conventions: words })),
     ).toThrow(/update tools are silent and may not take "benachrichtigen"/);
-    expect(() => gh.createServer({ ...units, tools: [create('update_termin'), withNotice] })).not.toThrow();
+    expect(() => gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withNotice] }))).not.toThrow();
     const withMail = thing('update_termin', z.object({ id: z.string(), send_email: z.boolean() }));
-    expect(() => gh.createServer({ ...units, tools: [create('update_termin'), withMail] })).toThrow(
+    expect(() => gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withMail] }))).toThrow(
       /may not take "send_email"/,
     );
     expect(() =>
-      gh.createServer({
+      gh.createServer(withGuards({
         ...units,
         tools: [create('update_termin'), withMail],
         conventions: { notifyLikeParameter: false },
-      }),
+      })),
     ).not.toThrow();
     expect(() =>
-      gh.createServer({
+      gh.createServer(withGuards({
         ...units,
         tools: [thing('x_thing')],
         conventions: { createTool: 'create_' as never },
-      }),
+      })),
     ).toThrow(/conventions.createTool must be a RegExp or false/);
   });
 });

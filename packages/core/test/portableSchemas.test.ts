@@ -4,6 +4,7 @@ import { PREVIEW_OUTPUT_SCHEMA, toolOutputSchema } from '../src/contract/envelop
 import type { JsonSchema } from '../src/index.js';
 import { presentUtc } from '../src/time.js';
 import { connection, notesApp, writeStores } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 /**
  * Paths of the spellings a strict schema linter flags: a `type` array
@@ -53,13 +54,13 @@ describe('PREVIEW_OUTPUT_SCHEMA', () => {
 describe('list_recent_changes', () => {
   it('advertises its nullable note and cursor as anyOf branches, not type arrays', async () => {
     const { gh, findNotes, addNote } = notesApp();
-    const server = gh.createServer({
+    const server = gh.createServer(withGuards({
       name: 'notes',
       version: '1.0.0',
       tools: [findNotes, addNote],
       authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
       ...writeStores(),
-    });
+    }));
     const listing = (await server.listTools(connection())).find((t) => t.name === 'list_recent_changes');
     if (!listing) throw new Error('list_recent_changes is not listed');
     expect(unportable(listing.outputSchema)).toEqual([]);

@@ -13,6 +13,7 @@ import {
   separateCommits,
 } from '../src/index.js';
 import { connection, listPresenter, RIGHTS } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 /** A memory bucket store that records each take and refund as `<verb> <bucket>`. */
 class LoggingRateStore extends MemoryRateBucketStore {
@@ -79,7 +80,7 @@ function desk(stores?: unknown) {
   const shared = new LoggingRateStore();
   const reads = new LoggingRateStore();
   const writes = new LoggingRateStore();
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'rates',
     version: '1.0.0',
     tools,
@@ -93,7 +94,7 @@ function desk(stores?: unknown) {
       stores: (stores ?? { read: reads, write: writes }) as Partial<Record<'read', RateBucketStore>>,
       limits: { write: { capacity: 2, refillPerSecond: 0.001 } },
     },
-  });
+  }));
   return { server, notes, sent, shared, reads, writes };
 }
 
@@ -106,7 +107,7 @@ const structured = (result: CallResult) =>
     error?: { code: string };
   };
 
-describe('createServer({ rate: { stores } })', () => {
+describe('rateGuard({ stores })', () => {
   it('takes read tools, confirm_action, reject_action and list_recent_changes from the read bucket store', async () => {
     const d = desk();
     expect(structured(await d.server.callTool(connection(), 'count_notes', {}))).toMatchObject({
@@ -165,11 +166,11 @@ describe('createServer({ rate: { stores } })', () => {
 
   it('refuses a bucket store without take and refund, an unknown effect class and a non-object map', () => {
     expect(() => desk({ read: {} })).toThrow(ConfigurationError);
-    expect(() => desk({ read: {} })).toThrow(/rate\.stores\.read must be a RateBucketStore/);
+    expect(() => desk({ read: {} })).toThrow(/rateGuard: stores\.read must be a RateBucketStore/);
     expect(() => desk({ write: { take: async () => ({ ok: true, remaining: 1 }) } })).toThrow(
-      /rate\.stores\.write/,
+      /rateGuard: stores\.write/,
     );
     expect(() => desk({ reads: new MemoryRateBucketStore() })).toThrow(/unknown effect class reads/);
-    expect(() => desk('memory')).toThrow(/rate\.stores must map/);
+    expect(() => desk('memory')).toThrow(/rateGuard: stores must map/);
   });
 });

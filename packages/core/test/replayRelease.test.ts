@@ -16,8 +16,9 @@ import {
   separateCommits,
   ToolError,
 } from '../src/index.js';
-import { RELEASE_RETRY_MS } from '../src/pipeline/replay.js';
+import { RELEASE_RETRY_MS } from '@gatehousejs/guards';
 import { connectionWith, listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 /**
  * A memory replay store whose next `failures` releases fail, as a busy
@@ -71,7 +72,7 @@ function statusDesk(replay: ReplayStore, leaseMs = 60_000) {
     presenter: listPresenter<{ status: string }>(['status']),
     run: ({ input, services }) => services.set(input.status),
   });
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'status',
     version: '1.0.0',
     tools: [setStatus],
@@ -79,7 +80,7 @@ function statusDesk(replay: ReplayStore, leaseMs = 60_000) {
     audit: new MemoryAuditStore(),
     replay: { store: replay, leaseMs },
     unitOfWork: separateCommits(),
-  });
+  }));
   const connection = connectionWith(['status.write'] as const);
   return {
     runs,

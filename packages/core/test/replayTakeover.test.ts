@@ -17,6 +17,7 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { bookingCreateTools, connectionWith, listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 const LEASE_MS = 1_000;
 
@@ -112,7 +113,7 @@ function bookingDesk(options: { replayStore?: (store: ReplayStore) => ReplayStor
     run: ({ input: i, services }) => services.cancel(i.id, i.crash === true),
   });
   const memory = new MemoryReplayStore();
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'bookings',
     version: '1.0.0',
     tools: [create, update, cancel],
@@ -122,7 +123,7 @@ function bookingDesk(options: { replayStore?: (store: ReplayStore) => ReplayStor
     unitOfWork,
     clock: () => new Date(now),
     onInternalError: (error) => internalErrors.push(error),
-  });
+  }));
   const connection = connectionWith(['bookings.write'] as const);
   return {
     rows,

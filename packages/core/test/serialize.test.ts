@@ -12,6 +12,7 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { bookingCreateTools, listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 interface Handle {
   readonly id: number;
@@ -68,7 +69,7 @@ function bookingServer(unitOfWork: SerializingUnitOfWork) {
     customer: 'c',
     day,
   }));
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'bookings',
     version: '1.0.0',
     tools: [create, update],
@@ -76,7 +77,7 @@ function bookingServer(unitOfWork: SerializingUnitOfWork) {
     audit: new MemoryAuditStore(),
     replay: { store: new MemoryReplayStore() },
     unitOfWork,
-  });
+  }));
   return { server, rows };
 }
 

@@ -1,31 +1,37 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { type TestPolicy, withGuards } from '../../../test/withGuards.js';
 import {
+  ALLOW,
+  type CallGuard,
   type CallResult,
   ConfigurationError,
   defineGuard,
-  type Guard,
+  deny as refuse,
+  type Effect,
   type JsonObject,
   ToolError,
 } from '../src/index.js';
-import { connection, listPresenter, notesApp, writeStores } from './fixtures.js';
+import { connection, listPresenter, notesApp, type Right, writeStores } from './fixtures.js';
 import { recordingLogger } from './recording.js';
 
 const deny = async () => ({ ok: false as const, status: 401 as const, reason: 'no' });
 const lastLineJson = (result: CallResult) => JSON.parse(result.content[0].text.split('\n').at(-1)!);
 
-function build(extra: Partial<Parameters<ReturnType<typeof notesApp>['gh']['createServer']>[0]> = {}) {
+type NotesOptions = Parameters<ReturnType<typeof notesApp>['gh']['createServer']>[0];
+
+function build(extra: Partial<Omit<NotesOptions, 'guards'>> & TestPolicy<Right> = {}) {
   const app = notesApp([{ id: 'n1', tenant: 't1', text: 'hello world', secret: 'DECOY-SECRET' }]);
   const stores = writeStores();
-  const server = app.gh.createServer({
+  const server = app.gh.createServer(withGuards({
     name: 'notes',
     version: '1.0.0',
     tools: [app.findNotes, app.addNote],
     authenticate: deny,
     ...stores,
     ...extra,
-  });
+  }));
   return { ...app, server, audit: stores.audit };
 }
 
@@ -54,10 +60,11 @@ describe('GatehouseServer.callTool', () => {
   it('refuses unknown fields before any guard or tool runs, and writes nothing (I14)', async () => {
     const seen: string[] = [];
     const spy = defineGuard({
+      kind: 'call',
       name: 'spy',
       check: ({ tool }) => {
         seen.push(tool.name);
-        return undefined;
+        return ALLOW;
       },
     });
     const { server, rows, services } = build({ guards: [spy] });
@@ -123,22 +130,23 @@ describe('GatehouseServer.callTool', () => {
 
   it('runs server guards for the effect class, then the tool’s own, each in its stage', async () => {
     const order: string[] = [];
-    const call = (name: string, effects?: Guard['effects']): Guard =>
+    const call = (name: string, effects?: readonly Effect[]): CallGuard =>
       defineGuard({
+        kind: 'call',
         name,
         ...(effects ? { effects } : {}),
         check: () => {
           order.push(name);
-          return undefined;
+          return ALLOW;
         },
       });
     const unit = defineGuard({
+      kind: 'unit',
       name: 'unit',
-      stage: 'unit',
       effects: ['write'],
       check: () => {
         order.push('unit');
-        return undefined;
+        return ALLOW;
       },
     });
     const app = notesApp();
@@ -154,14 +162,14 @@ describe('GatehouseServer.callTool', () => {
         return services.notes.create(input.text);
       },
     });
-    const server = app.gh.createServer({
+    const server = app.gh.createServer(withGuards({
       name: 'n',
       version: '1',
       tools: [app.findNotes, addNote],
       authenticate: deny,
       ...writeStores(),
       guards: [unit, call('first'), call('writes', ['write']), call('last')],
-    });
+    }));
     await server.callTool(connection(), 'find_notes', { query: 'hello' });
     expect(order).toEqual(['first', 'last']);
     order.length = 0;
@@ -171,14 +179,16 @@ describe('GatehouseServer.callTool', () => {
 
   it('lets a guard refuse: the tool does not run and the refusal is rendered', async () => {
     const closed = defineGuard({
+      kind: 'call',
       name: 'closed',
       effects: ['write'],
-      check: () => ({
-        code: 'rate_limited',
-        message: 'Too many writes.',
-        fix: 'Wait 3 seconds.',
-        details: { retry_after_seconds: 3 },
-      }),
+      check: () =>
+        refuse({
+          code: 'rate_limited',
+          message: 'Too many writes.',
+          fix: 'Wait 3 seconds.',
+          details: { retry_after_seconds: 3 },
+        }),
     });
     const { server, rows, services } = build({ guards: [closed] });
     const result = await server.callTool(connection(), 'add_note', { text: 'x' });
@@ -189,10 +199,24 @@ describe('GatehouseServer.callTool', () => {
     expect(services.flatMap((s) => s.calls)).toEqual([]);
   });
 
-  it('refuses a guard written as handle(call, next) when it is defined', () => {
-    const legacy = { name: 'legacy', handle: () => undefined } as unknown as Guard;
-    expect(() => defineGuard(legacy)).toThrow(ConfigurationError);
-    expect(() => defineGuard(legacy)).toThrow(/handle\(call, next\) is gone/);
+  it('refuses a guard without a kind when it is defined, pointing an old stage or gate guard to the migration', () => {
+    const kindless = { name: 'kindless', check: () => ALLOW } as never;
+    expect(() => defineGuard(kindless)).toThrow(ConfigurationError);
+    expect(() => defineGuard(kindless)).toThrow(/kind must be one of admission, visibility, rate, call, claim, unit, outward, output\./);
+    const staged = { name: 'staged', stage: 'unit', check: () => undefined } as never;
+    expect(() => defineGuard(staged)).toThrow(/guards now name their kind; see the migration/);
+    const noCheck = { kind: 'unit', name: 'noCheck' } as never;
+    expect(() => defineGuard(noCheck)).toThrow(/a unit guard needs check\(\)/);
+  });
+
+  it('answers internal_error when a guard returns no decision: undefined is not a yes', async () => {
+    const silent = { kind: 'call', name: 'silent', check: () => undefined } as unknown as CallGuard;
+    const reports: unknown[] = [];
+    const { server, rows } = build({ guards: [silent], onInternalError: (error) => reports.push(error) });
+    const result = await server.callTool(connection(), 'add_note', { text: 'x' });
+    expect(result.structuredContent).toMatchObject({ error: { code: 'internal_error' } });
+    expect(rows).toHaveLength(1);
+    expect(String(reports[0])).toMatch(/Guard silent returned no decision/);
   });
 
   it('renders a ToolError thrown by a service with its fix and next tool (I18)', async () => {
@@ -212,7 +236,7 @@ describe('GatehouseServer.callTool', () => {
         });
       },
     });
-    const server = app.gh.createServer({ name: 'n', version: '1', tools: [getNote], authenticate: deny });
+    const server = app.gh.createServer(withGuards({ name: 'n', version: '1', tools: [getNote], authenticate: deny }));
     const result = await server.callTool(connection(), 'get_note', { id: 'n9' });
     const lines = result.content[0].text.split('\n');
     expect(lines[0]).toBe('Error: Note n9 does not exist.');
@@ -238,7 +262,7 @@ describe('GatehouseServer.callTool', () => {
     });
     const logger = recordingLogger();
     const onInternalError = vi.fn();
-    const server = app.gh.createServer({
+    const server = app.gh.createServer(withGuards({
       name: 'n',
       version: '1',
       tools: [explode],
@@ -246,7 +270,7 @@ describe('GatehouseServer.callTool', () => {
       ...writeStores(),
       logger,
       onInternalError,
-    });
+    }));
     const result = await server.callTool(connection(), 'explode', { text: 'CANARY-ARGUMENT' });
     const text = JSON.stringify(result);
     for (const secret of ['hunter2', 'postgres://', '/srv/', 'ECONNREFUSED'])
@@ -299,9 +323,9 @@ describe('createServer', () => {
       run: () => ({ id: 'x' }),
     });
     const make = (tools: (typeof app.findNotes)[], authenticate = deny) =>
-      app.gh.createServer({ name: 'n', version: '1', tools, authenticate });
+      app.gh.createServer(withGuards({ name: 'n', version: '1', tools, authenticate, ...writeStores() }));
     expect(() => make([app.findNotes, app.findNotes])).toThrow(/twice/);
-    expect(() => make([notify])).toThrow(/confirm/);
+    expect(() => make([notify])).toThrow(/the two-step confirm \(I9\); add confirmGuard/);
     expect(() => make([app.findNotes], null as never)).toThrow(/authenticate/);
   });
 });

@@ -12,6 +12,7 @@ import { listen } from '../src/node.js';
 import { SECRET_ERROR } from './fixtures/notesServer.js';
 import { connection, RIGHTS } from './fixtures.js';
 import { recordingLogger } from './recording.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 const MINUTE = 60_000;
 const TOKEN = 'ghmcp_logs_0123456789';
@@ -42,14 +43,14 @@ function loggedServer() {
     if (token !== TOKEN) return { ok: false, status: 401, reason: 'Unknown token.' };
     return { ok: true, connection: connection() };
   };
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'logs',
     version: '1.0.0',
     tools: [ping],
     authenticate,
     logger,
     clock: () => new Date(clock.now),
-  });
+  }));
   const onerror = errorLog(logger, { transport: 'http', now: () => clock.now });
   return { server, logger, clock, store, onerror };
 }

@@ -1,6 +1,16 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { type Connection, createGatehouse, defineGuard, jsonSchema } from '../src/index.js';
+import { duplicateGuard, toolGuards } from '@gatehousejs/guards';
+import {
+  ALLOW,
+  allow,
+  type Connection,
+  createGatehouse,
+  defineGuard,
+  deny,
+  jsonSchema,
+  type UnitOfWork,
+} from '../src/index.js';
 import { listPresenter } from './fixtures.js';
 
 // These tests run under `tsc` (npm run typecheck): a wrong type fails CI.
@@ -57,7 +67,7 @@ describe('createGatehouse types', () => {
     expectTypeOf(bad).toBeFunction();
   });
 
-  it('types a tool’s guards and its creates declaration by its input and the host’s services', () => {
+  it('types a tool’s guards by its input and the host’s services, and its duplicate guard’s key and find', () => {
     const input = z.object({ customer_id: z.string(), starts_at: z.string() });
     gh.defineTool({
       name: 'create_booking',
@@ -65,32 +75,32 @@ describe('createGatehouse types', () => {
       effect: 'write',
       input,
       presenter,
-      guards: [
-        {
+      guards: (g) => [
+        g.define({
+          kind: 'call',
           name: 'weekdays',
-          check: ({ input }) => (input.starts_at.startsWith('Sun') ? undefined : undefined),
-        },
-        {
+          check: ({ input }) => (input.starts_at.startsWith('Sun') ? ALLOW : ALLOW),
+        }),
+        g.define({
+          kind: 'unit',
           name: 'capacity',
-          stage: 'unit',
           check: ({ input, services }) => {
             expectTypeOf(input.customer_id).toEqualTypeOf<string>();
             expectTypeOf(services.bookings.count).returns.toEqualTypeOf<number>();
-            return undefined;
+            return ALLOW;
           },
-        },
+        }),
+        duplicateGuard({
+          key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at }),
+          find: ({ input, services }) => (services.bookings.count() > 0 ? { id: input.customer_id } : undefined),
+          updateTool: 'update_booking',
+        }),
       ],
-      creates: {
-        key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at }),
-        find: ({ input, services }) =>
-          services.bookings.count() > 0 ? { id: input.customer_id } : undefined,
-        updateTool: 'update_booking',
-      },
       run: () => ({ n: 1 }),
     });
   });
 
-  it('refuses at compile time: a misspelled input field in creates.key or in a guard, a unit guard without check', () => {
+  it('refuses at compile time: a misspelled input field in a duplicate key or a guard, a unit guard without check, a guard of a server-wide kind on a tool', () => {
     const spec = {
       name: 'create_booking',
       description: 'Creates a booking.',
@@ -102,17 +112,24 @@ describe('createGatehouse types', () => {
     const bad = () => {
       gh.defineTool({
         ...spec,
-        creates: {
-          // @ts-expect-error: customer_idd is not a field of the input
-          key: (input) => ({ customer_id: input.customer_idd }),
-          find: () => undefined,
-          updateTool: 'update_booking',
-        },
+        guards: (g) => [
+          duplicateGuard({
+            // @ts-expect-error: customer_idd is not a field of the input
+            key: (input) => ({ customer_id: input.customer_idd }),
+            find: () => undefined,
+            updateTool: 'update_booking',
+          }),
+          // @ts-expect-error: customer is not a field of the input
+          g.define({ kind: 'call', name: 'g', check: ({ input }) => (input.customer ? ALLOW : ALLOW) }),
+        ],
       });
-      // @ts-expect-error: customer is not a field of the input
-      gh.defineTool({ ...spec, guards: [{ name: 'g', check: ({ input }) => void input.customer }] });
       // @ts-expect-error: a unit guard needs check
-      defineGuard({ name: 'unit', stage: 'unit', connection: async () => undefined });
+      defineGuard({ kind: 'unit', name: 'unit' });
+      gh.defineTool({
+        ...spec,
+        // @ts-expect-error: an admission guard runs server-wide, never on a tool
+        guards: [{ kind: 'admission', name: 'gate', admit: () => ALLOW }],
+      });
     };
     expectTypeOf(bad).toBeFunction();
   });
@@ -129,23 +146,131 @@ describe('a tool’s own guards', () => {
       presenter,
       guards: (g) => [
         g.define({
+          kind: 'unit',
           name: 'fromNotEmpty',
-          stage: 'unit',
           check: ({ input, services }) => {
             expectTypeOf(input).toEqualTypeOf<{ from: string; limit?: number | undefined }>();
             expectTypeOf(services.bookings.count).returns.toEqualTypeOf<number>();
             return input.from === ''
-              ? { code: 'invalid_arguments', message: 'from is empty', fix: 'Give one.' }
-              : undefined;
+              ? deny({ code: 'invalid_arguments', message: 'from is empty', fix: 'Give one.' })
+              : ALLOW;
           },
         }),
         g.define({
+          kind: 'call',
           name: 'limitKnown',
           // @ts-expect-error the tool's input has no field named lmit
-          check: ({ input }) => (input.lmit ? undefined : undefined),
+          check: ({ input }) => (input.lmit ? ALLOW : ALLOW),
         }),
       ],
       run: ({ services }) => ({ n: services.bookings.count() }),
     });
+  });
+
+  it('hands what guards allow with to run as typed context', () => {
+    gh.defineTool({
+      name: 'get_counted',
+      description: 'Reads a count.',
+      effect: 'read',
+      input: z.object({ from: z.string() }),
+      presenter,
+      guards: (g) => [
+        g.define({ kind: 'call', name: 'when', check: ({ input }) => allow({ since: input.from.length }) }),
+        g.define({ kind: 'call', name: 'who', check: () => allow({ reader: 'r1' as const }) }),
+      ],
+      run: ({ context }) => {
+        expectTypeOf(context.since).toEqualTypeOf<number>();
+        expectTypeOf(context.reader).toEqualTypeOf<'r1'>();
+        // @ts-expect-error no guard handed on a field named owner
+        void context.owner;
+        return { n: context.since };
+      },
+    });
+    gh.defineTool({
+      name: 'get_plain',
+      description: 'Reads a count.',
+      effect: 'read',
+      input: z.object({}),
+      presenter,
+      run: ({ context }) => {
+        // @ts-expect-error a tool without guards hands nothing on
+        void context.since;
+        return { n: 1 };
+      },
+    });
+  });
+
+  it('calls the guard factories the host bound (g.version), typed by the tool: a misspelt field does not compile', () => {
+    const kit = createGatehouse({
+      rights: ['bookings.write'] as const,
+      services: () => ({ bookings: { version: (id: string) => id } }),
+      toolGuards,
+    });
+    const input = z.object({ id: z.string(), version: z.string() });
+    const bad = () => {
+      kit.defineTool({
+        name: 'update_thing',
+        description: 'Updates a thing.',
+        effect: 'write',
+        input,
+        presenter,
+        guards: (g) => [
+          g.version({
+            field: 'version',
+            current: ({ input, services }) => ({ version: services.bookings.version(input.id), object: {} }),
+          }),
+          // @ts-expect-error: verzion is not a key of the tool's input
+          g.version({ field: 'verzion', current: () => undefined }),
+        ],
+        run: () => ({ n: 1 }),
+      });
+    };
+    expectTypeOf(bad).toBeFunction();
+  });
+});
+
+describe('the unit of work’s handle', () => {
+  interface Database {
+    readonly prepare: (sql: string) => unknown;
+  }
+  interface PoolClient {
+    readonly query: (sql: string) => Promise<unknown>;
+  }
+  const databaseUnit: UnitOfWork<Database> = { atomic: true, run: (work) => work({ prepare: () => undefined }) };
+  const poolUnit: UnitOfWork<PoolClient> = { atomic: true, run: (work) => work({ query: async () => undefined }) };
+
+  it('is bound once by the services the host declares, and reaches services without a cast', () => {
+    const bound = createGatehouse({
+      rights: ['r'] as const,
+      services: (_connection, _ports, unit: Database | undefined) => ({
+        unit,
+        count: () => (unit ? 1 : 0),
+      }),
+    });
+    bound.defineTool({
+      name: 'count',
+      description: 'Counts.',
+      effect: 'read',
+      input: z.object({}),
+      presenter,
+      guards: (g) => [
+        g.define({
+          kind: 'call',
+          name: 'noop',
+          check: () => ALLOW,
+        }),
+      ],
+      run: ({ services }) => {
+        expectTypeOf(services.unit).toEqualTypeOf<Database | undefined>();
+        return { n: services.count() };
+      },
+    });
+    const options = { name: 's', version: '1', tools: [], authenticate: async () => ({ ok: false as const, status: 401 as const, reason: 'no' }), guards: [] };
+    const bad = () => {
+      bound.createServer({ ...options, unitOfWork: databaseUnit });
+      // @ts-expect-error: a pool client's unit of work does not hand the database the services take
+      bound.createServer({ ...options, unitOfWork: poolUnit });
+    };
+    expectTypeOf(bad).toBeFunction();
   });
 });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  ALLOW,
   type CallResult,
   createGatehouse,
   type JsonObject,
@@ -19,6 +20,7 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { connectionWith, listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 type Note = { id: string; text: string };
 
@@ -96,15 +98,15 @@ function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {
     requires: ['notes.write'],
     input: z.object({ text: z.string() }),
     presenter: listPresenter<Note>(['id', 'text']),
-    guards: [
-      {
+    guards: (g) => [
+      g.define({
+        kind: 'unit',
         name: 'noting guard',
-        stage: 'unit',
         check: ({ note }) => {
           note('checked');
-          return undefined;
+          return ALLOW;
         },
-      },
+      }),
     ],
     run: ({ input, services }) => services.add(input.text),
   });
@@ -119,7 +121,7 @@ function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {
     run: ({ input, services }) => services.mail(input.text),
   });
   const memory = new MemoryReplayStore();
-  const server = gh.createServer({
+  const server = gh.createServer(withGuards({
     name: 'notes',
     version: '1.0.0',
     tools: [addNote, mailOwner],
@@ -130,15 +132,17 @@ function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {
     unitOfWork,
     guards: [
       {
+        kind: 'visibility',
         name: 'workspace switch',
+        duty: 'tenantSwitch',
         connection: async () => {
           switchReads.count++;
           if (switchReads.failing.has(switchReads.count)) throw new Error('connection terminated');
-          return undefined;
+          return ALLOW;
         },
       },
     ],
-  });
+  }));
   const connection = connectionWith(['notes.write'] as const);
   const call = (tool: string, args: JsonObject) => server.callTool(connection, tool, args);
   return {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  ALLOW,
   type CallResult,
   type Connection,
   createGatehouse,
@@ -13,6 +14,7 @@ import {
   ToolError,
 } from '../src/index.js';
 import { bookingCreateTools, listPresenter } from './fixtures.js';
+import { withGuards } from '../../../test/withGuards.js';
 
 const gh = createGatehouse({ rights: ['r'], services: () => ({}) });
 const presenter = listPresenter<{ ok: boolean }>(['ok']);
@@ -176,7 +178,7 @@ const bookingTools = bookingCreateTools(
 
 /** A server with a create tool: its own arguments, plus the replay stage's and the duplicate check's. */
 function createServer(guards: readonly Guard[] = []) {
-  return bookings.createServer({
+  return bookings.createServer(withGuards({
     name: 'bookings',
     version: '1.0.0',
     tools: [...bookingTools],
@@ -185,7 +187,7 @@ function createServer(guards: readonly Guard[] = []) {
     audit: new MemoryAuditStore(),
     replay: { store: new MemoryReplayStore() },
     unitOfWork: separateCommits(),
-  });
+  }));
 }
 
 const errorOf = (result: CallResult) =>
@@ -225,13 +227,14 @@ describe('GatehouseServer.callTool: the top-level allowed list', () => {
 
   it('makes an object a guard takes refuse unknown keys, and advertises it so', async () => {
     const window = defineGuard({
+      kind: 'call',
       name: 'window',
       arguments: {
         window: {
           schema: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } } },
         },
       },
-      check: () => undefined,
+      check: () => ALLOW,
     });
     const server = createServer([window]);
     const listed = (await server.listTools(connection)).find((tool) => tool.name === 'create_booking');

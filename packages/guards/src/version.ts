@@ -1,9 +1,12 @@
 import {
+  ALLOW,
   ConfigurationError,
   type Connection,
+  type Decision,
   defineGuard,
-  type Guard,
+  deny,
   type JsonObject,
+  type UnitGuard,
 } from '@gatehousejs/core';
 import { inputShape, refuseNotifyLike } from '@gatehousejs/core/internal';
 
@@ -48,13 +51,13 @@ export interface VersionGuardOptions<TInput, TServices> {
  */
 export function versionGuard<TInput, TServices>(
   options: VersionGuardOptions<TInput, TServices>,
-): Guard<TInput, TServices> {
+): UnitGuard<TInput, TServices> {
   if (typeof options.current !== 'function')
     throw new ConfigurationError('versionGuard: current is required.');
   const field = options.field ?? 'version';
   return defineGuard<TInput, TServices>({
+    kind: 'unit',
     name: 'version',
-    stage: 'unit',
     effects: ['write'],
     verify(tool, _tools, build) {
       const { properties, required } = inputShape(tool);
@@ -65,17 +68,17 @@ export function versionGuard<TInput, TServices>(
       }
       refuseNotifyLike(tool, 'update', build);
     },
-    async check({ input, services, connection, now }) {
+    async check({ input, services, connection, now }): Promise<Decision> {
       const expected = (input as Record<string, unknown>)[field];
       const current = await options.current({ input, services, connection, now });
-      if (!current || current.version === expected) return undefined;
-      return {
+      if (!current || current.version === expected) return ALLOW;
+      return deny({
         code: 'conflict',
         message: `The object changed since it was read: version ${String(expected)} is stale, the current one is ${current.version}.`,
         fix: `Review the current state in details.current and retry with ${field}: "${current.version}" if the change still applies.`,
         ...(options.readTool ? { next: { tool: options.readTool } } : {}),
         details: { current: current.object, current_version: current.version },
-      };
+      });
     },
   });
 }

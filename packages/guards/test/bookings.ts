@@ -9,14 +9,14 @@ import {
   MemoryRateBucketStore,
   MemoryReplayStore,
   MemorySwitchStore,
-  type RateOptions,
   separateCommits,
   ToolError,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
 import { RawHttpClient } from '@gatehousejs/testing';
 import { z } from 'zod';
-import { batchGuard, versionGuard } from '../src/index.js';
+import { withGuards } from '../../../test/withGuards.js';
+import { type RateGuardOptions, toolGuards } from '../src/index.js';
 
 export const RIGHTS = ['bookings.read', 'bookings.write', 'customers.notify'] as const;
 type Right = (typeof RIGHTS)[number];
@@ -74,7 +74,7 @@ export interface BookingsOptions {
   slowCreateMs?: number;
   clock?: () => Date;
   /** Rate buckets per effect class; no rate stage when absent. Unlisted classes get 1,000 calls. */
-  rate?: RateOptions['limits'];
+  rate?: RateGuardOptions['limits'];
 }
 
 /** A booking desk exercising write safety and two-step confirm, with observable rows, mails and pages. */
@@ -113,6 +113,7 @@ export async function startBookings(options: BookingsOptions = {}) {
     rights: RIGHTS,
     ports: { mailer: { effect: 'notify', port: mailer } },
     services: (c, ports): Services => ({ bookings: scoped(c), mailer: ports.mailer }),
+    toolGuards,
   });
 
   const tools = [
@@ -133,13 +134,15 @@ export async function startBookings(options: BookingsOptions = {}) {
       requires: ['bookings.write'],
       input: z.object({ customer: z.string().min(1), email: z.string().email(), start: z.string().min(1) }),
       presenter: one,
-      creates: {
-        updateTool: 'update_booking',
-        noun: 'booking',
-        key: (i) => ({ customer: i.customer, start: i.start }),
-        find: ({ input, services }) =>
-          services.bookings.all().find((b) => b.customer === input.customer && b.start === input.start),
-      },
+      guards: (g) => [
+        g.duplicate({
+          updateTool: 'update_booking',
+          noun: 'booking',
+          key: (i) => ({ customer: i.customer, start: i.start }),
+          find: ({ input, services }) =>
+            services.bookings.all().find((b) => b.customer === input.customer && b.start === input.start),
+        }),
+      ],
       run: async ({ input, connection }) => {
         runs.push('create_booking');
         if (options.slowCreateMs) await new Promise((r) => setTimeout(r, options.slowCreateMs));
@@ -155,8 +158,8 @@ export async function startBookings(options: BookingsOptions = {}) {
       requires: ['bookings.write'],
       input: z.object({ id: z.string(), version: z.string(), start: z.string().min(1) }),
       presenter: one,
-      guards: [
-        versionGuard<{ id: string }, Services>({
+      guards: (g) => [
+        g.version({
           readTool: 'find_bookings',
           current: ({ input, services }) => {
             const b = services.bookings.find(input.id);
@@ -185,8 +188,8 @@ export async function startBookings(options: BookingsOptions = {}) {
         start: z.string(),
       }),
       presenter: many,
-      guards: [
-        batchGuard<{ filter?: { customer: string } }, Services>({
+      guards: (g) => [
+        g.batchCount({
           maxSize: 50,
           match: ({ input, services }) => {
             const found = services.bookings.all().filter((b) => b.customer === input.filter?.customer);
@@ -260,27 +263,29 @@ export async function startBookings(options: BookingsOptions = {}) {
       },
     };
   };
-  const server = gh.createServer({
-    name: 'bookings',
-    version: '1.0.0',
-    tools,
-    authenticate,
-    audit,
-    confirm: { store: pending, ttlMs: 60_000 },
-    replay: { store: replay, waitMs: 5_000 },
-    unitOfWork: separateCommits(),
-    ...(options.rate
-      ? {
-          rate: {
-            store: rateBuckets,
-            limits: options.rate,
-            fallback: { capacity: 1_000, refillPerSecond: 1 },
-          },
-        }
-      : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
-    guards: [switches.guard],
-  });
+  const server = gh.createServer(
+    withGuards({
+      name: 'bookings',
+      version: '1.0.0',
+      tools,
+      authenticate,
+      audit,
+      confirm: { store: pending, ttlMs: 60_000 },
+      replay: { store: replay, waitMs: 5_000 },
+      unitOfWork: separateCommits(),
+      ...(options.rate
+        ? {
+            rate: {
+              store: rateBuckets,
+              limits: options.rate,
+              fallback: { capacity: 1_000, refillPerSecond: 1 },
+            },
+          }
+        : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      switches: switches,
+    }),
+  );
   const served = await listen(server);
   const client = (token = 'tok_a') =>
     new RawHttpClient({ url: served.url, era: '2026-07-28', headers: { authorization: `Bearer ${token}` } });

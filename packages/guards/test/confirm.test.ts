@@ -30,7 +30,7 @@ const confirm = (
   token = 'tok_a',
 ) => d.client(token).callTool('confirm_action', { ...p.next.arguments, ...overrides });
 
-describe('two-step confirm (I9)', () => {
+describe('confirmGuard (I9)', () => {
   it('only prepares on the first call: a preview with token, server-written summary and expiry; nothing is sent', async () => {
     desk = await startBookings();
     const preview = await previewFor(desk);

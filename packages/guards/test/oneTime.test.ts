@@ -10,12 +10,13 @@ import {
 import { definePresenter, field } from '@gatehousejs/presenters';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 
 const keyPresenter = definePresenter({
   fields: { id: field.string(), label: field.string(), secret: field.string().oneTime() },
 });
 
-describe('createServer({ replay }) with one-time fields (I10, I17)', () => {
+describe('replayGuard with one-time fields (I10, I17)', () => {
   it('answers a replay without the one-time secret, says it is withheld, and never stores it', async () => {
     let issued = 0;
     const gh = createGatehouse({ rights: ['keys.write'] as const, services: () => ({}) });
@@ -38,16 +39,18 @@ describe('createServer({ replay }) with one-time fields (I10, I17)', () => {
       status: 401,
       reason: 'unused',
     });
-    const server = gh.createServer({
-      name: 'keys',
-      version: '1',
-      tools: [issueKey],
-      authenticate,
-      audit,
-      replay: { store: replay },
-      unitOfWork: separateCommits(),
-      onInternalError: (error) => internal.push(error),
-    });
+    const server = gh.createServer(
+      withGuards({
+        name: 'keys',
+        version: '1',
+        tools: [issueKey],
+        authenticate,
+        audit,
+        replay: { store: replay },
+        unitOfWork: separateCommits(),
+        onInternalError: (error) => internal.push(error),
+      }),
+    );
     const connection = {
       connectionId: 'c1',
       tenantId: 't1',

@@ -29,7 +29,7 @@ const preview = async (d: Desk) =>
 // guard included: a confirmation took a `write` token and a second `notify`
 // token (so with notify capacity 1 it was `rate_limited`), and every replayed
 // re-send took another `write` token that never came back.
-describe('createServer({ rate }) buckets (I7)', () => {
+describe('rateGuard buckets (I7)', () => {
   it('charges a preview to its outward class and its confirmation and a replayed re-send to read, once', async () => {
     desk = await startBookings({
       rate: {

@@ -1,8 +1,10 @@
 import {
+  ALLOW,
   type Authenticate,
   type Connection,
   createGatehouse,
   defineGuard,
+  deny,
   MemoryAuditStore,
   MemoryPendingActionStore,
   MemoryReplayStore,
@@ -10,9 +12,13 @@ import {
 } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 
-/** What a unit guard does in a test: let the call go on, mail, mail and swallow the refusal, or write and refuse. */
-type Mode = 'pass' | 'mail' | 'mail-swallowed' | 'write-then-refuse';
+/**
+ * What a unit guard does in a test: let the call go on, mail, mail and swallow
+ * the refusal, write and refuse, or write and return no decision at all.
+ */
+type Mode = 'pass' | 'mail' | 'mail-swallowed' | 'write-then-refuse' | 'write-then-no-decision';
 
 /** The services of one call: the notes, written into the unit of work's staging, and the mailer port. */
 interface Services {
@@ -41,6 +47,7 @@ function notesDesk() {
   const mails: string[] = [];
   const seen: { guard: Services[]; run: Services[] } = { guard: [], run: [] };
   let mode: Mode = 'pass';
+  const internalErrors: unknown[] = [];
   const unitOfWork: UnitOfWork<string[]> = {
     atomic: true,
     async run(work) {
@@ -63,8 +70,8 @@ function notesDesk() {
     },
   });
   const watch = defineGuard<{ text: string }, Services>({
+    kind: 'unit',
     name: 'watch',
-    stage: 'unit',
     check({ services, input }) {
       seen.guard.push(services);
       if (mode === 'mail') services.mailer.send('boss@example.com', input.text);
@@ -77,9 +84,14 @@ function notesDesk() {
       }
       if (mode === 'write-then-refuse') {
         services.notes.add(`guard: ${input.text}`);
-        return { code: 'conflict', message: 'The note is locked.', fix: 'Retry later.' };
+        return deny({ code: 'conflict', message: 'The note is locked.', fix: 'Retry later.' });
       }
-      return undefined;
+      if (mode === 'write-then-no-decision') {
+        services.notes.add(`guard: ${input.text}`);
+        // a plain-JavaScript guard that forgets to answer: not an allow, a defect
+        return undefined as never;
+      }
+      return ALLOW;
     },
   });
   const presenter = {
@@ -116,16 +128,19 @@ function notesDesk() {
   ];
   const audit = new MemoryAuditStore();
   const pending = new MemoryPendingActionStore();
-  const server = gh.createServer({
-    name: 'notes',
-    version: '1',
-    tools,
-    authenticate,
-    audit,
-    confirm: { store: pending },
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork,
-  });
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1',
+      tools,
+      authenticate,
+      audit,
+      confirm: { store: pending },
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork,
+      onInternalError: (error) => void internalErrors.push(error),
+    }),
+  );
   const call = async (tool: string, args: Record<string, unknown>) =>
     (await server.callTool(connection, tool, args)).structuredContent as {
       status: string;
@@ -139,6 +154,7 @@ function notesDesk() {
     seen,
     audit,
     pending,
+    internalErrors,
     setMode: (next: Mode) => {
       mode = next;
     },
@@ -206,16 +222,43 @@ describe('unit guards', () => {
     expect(desk.audit.rows.map((r) => [r.action, r.outcome])).toEqual([['add_note', 'ok']]);
   });
 
+  it('answer internal_error when they return no decision: nothing runs or is written, and the same call runs later', async () => {
+    const desk = notesDesk();
+    desk.setMode('write-then-no-decision');
+    const defect = await desk.call('add_note', { text: 'boiler' });
+    expect(defect.error).toMatchObject({ code: 'internal_error' });
+    expect(JSON.stringify(defect)).not.toContain('watch');
+    expect(desk.internalErrors).toHaveLength(1);
+    expect(String(desk.internalErrors[0])).toMatch(/Guard watch returned no decision/);
+    expect(desk.seen.run).toEqual([]);
+    expect(desk.committed).toEqual([]);
+    expect(desk.audit.rows).toEqual([]);
+    desk.setMode('pass');
+    const later = await desk.call('add_note', { text: 'boiler' });
+    expect(later).toMatchObject({ status: 'ok' });
+    expect(later.replayed).toBeUndefined();
+    expect(desk.committed).toEqual(['boiler']);
+  });
+
   it('are typed by the tool’s input and the host’s services', () => {
     defineGuard<{ text: string }, Services>({
+      kind: 'unit',
       name: 'typed',
-      stage: 'unit',
       check: ({ input, services }) => {
         // @ts-expect-error: the input has no `title`
         void input.title;
         // @ts-expect-error: the services have no `bookings`
         void services.bookings;
-        return undefined;
+        return ALLOW;
+      },
+    });
+    defineGuard<{ text: string }, Services>({
+      kind: 'call',
+      name: 'typedCall',
+      check: (context) => {
+        // @ts-expect-error: a call guard runs before the unit of work and gets no services
+        void context.services;
+        return ALLOW;
       },
     });
   });

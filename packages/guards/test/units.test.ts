@@ -11,6 +11,7 @@ import {
 } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { type TestPolicy, withGuards } from '../../../test/withGuards.js';
 
 const connection: Connection = {
   connectionId: 'c1',
@@ -29,7 +30,8 @@ const authenticate: Authenticate<'notes.write'> = async () => ({ ok: false, stat
 interface StatusDesk {
   /** Runs inside `set_status` before it returns (hold it, move the clock). */
   during?: () => Promise<void> | void;
-  server?: Partial<ServerOptions<'notes.write', object>>;
+  /** Server options, with the policy written as `withGuards` reads it (`replay`, `rate`). */
+  server?: Partial<ServerOptions<'notes.write', object>> & TestPolicy<'notes.write'>;
 }
 
 /** A server with one read and one write tool; `set_status` counts its runs, audit rows are kept. */
@@ -65,33 +67,35 @@ function statusDesk(options: StatusDesk = {}) {
       },
     }),
   ];
-  const server = gh.createServer({
-    name: 'notes',
-    version: '1',
-    tools,
-    authenticate,
-    audit,
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    ...options.server,
-  });
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1',
+      tools,
+      authenticate,
+      audit,
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      ...options.server,
+    }),
+  );
   const call = (tool: string, args: Record<string, unknown>) =>
     server.callTool(connection as Connection<'notes.write'>, tool, args);
   return { server, audit, call, runs: () => runs };
 }
 
-describe('createServer({ rate })', () => {
+describe('rateGuard', () => {
   it('refuses bad limits and unknown effect classes at configuration time', () => {
     expect(() =>
       statusDesk({ server: { rate: { store: broken, fallback: { capacity: 0, refillPerSecond: 1 } } } }),
-    ).toThrow(/rate limit fallback needs capacity/);
+    ).toThrow(/^rateGuard: limit fallback needs capacity/);
     expect(() =>
       statusDesk({
         server: { rate: { store: broken, limits: { email: { capacity: 1, refillPerSecond: 1 } } as never } },
       }),
-    ).toThrow(/unknown effect class email/);
+    ).toThrow(/^rateGuard: limit for unknown effect class email/);
     expect(() => statusDesk({ server: { rate: { store: { take: broken.take } as never } } })).toThrow(
-      /rate\.store must be a RateBucketStore/,
+      /^rateGuard: store must be a RateBucketStore/,
     );
   });
 
@@ -110,7 +114,7 @@ describe('createServer({ rate })', () => {
   });
 });
 
-describe('createServer({ replay }) (I10)', () => {
+describe('replayGuard (I10)', () => {
   it('replays a call that outlived its lease, even after the expired claim was swept', async () => {
     let now = 0;
     const store = new MemoryReplayStore();
@@ -184,16 +188,16 @@ describe('createServer({ replay }) (I10)', () => {
     expect(desk.audit.rows).toHaveLength(2);
     const store = new MemoryReplayStore();
     expect(() => statusDesk({ server: { replay: { store, windowMs: 0 } } })).toThrow(
-      /replay\.windowMs must be a positive number/,
+      /^replayGuard: windowMs must be a positive number/,
     );
     expect(() => statusDesk({ server: { replay: { store, keyedWindowMs: -1 } } })).toThrow(
-      /replay\.keyedWindowMs must be a positive number/,
+      /^replayGuard: keyedWindowMs must be a positive number/,
     );
     expect(() => statusDesk({ server: { replay: { store, waitMs: -1 } } })).toThrow(
-      /replay\.waitMs must be a non-negative number/,
+      /^replayGuard: waitMs must be a non-negative number/,
     );
     expect(() => statusDesk({ server: { replay: { store: {} as ReplayStore } } })).toThrow(
-      /replay\.store must be a ReplayStore/,
+      /^replayGuard: store must be a ReplayStore/,
     );
   });
 

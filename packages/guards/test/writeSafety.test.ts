@@ -9,7 +9,7 @@ afterEach(async () => desk?.served.close());
 const ADA = { customer: 'Ada', email: 'ada@example.com', start: '2030-05-04T09:00:00+02:00' };
 const writes = (d: Desk) => d.audit.rows.filter((r) => r.channel === 'mcp');
 
-describe('createServer({ replay }) (I10)', () => {
+describe('replayGuard (I10)', () => {
   it('answers the same call with a new JSON-RPC id from the first result: one row, replayed: true', async () => {
     desk = await startBookings();
     const first = await desk.client().callTool('create_booking', ADA, { id: 1 });
@@ -59,7 +59,7 @@ describe('createServer({ replay }) (I10)', () => {
   });
 });
 
-describe('defineTool({ creates }) (I11)', () => {
+describe('duplicateGuard (I11)', () => {
   it('refuses a second create with the same business key, naming the existing id and the update tool', async () => {
     desk = await startBookings();
     await desk.client().callTool('create_booking', ADA);
@@ -76,13 +76,13 @@ describe('defineTool({ creates }) (I11)', () => {
   });
 
   // The replay fingerprint covers guard-owned arguments (I10): `separate` and `reason`
-  // are added by core for `creates`, and a create sent with them is another call.
+  // are added by the duplicate guard, and a create sent with them is another call.
   // When the fingerprint was the digest of the tool's own arguments only (before
   // a47ece1), this second create was answered from the first one's record: one
   // booking, `replayed: true`, the override lost. From a47ece1 to a5d4439 the
   // fingerprint was right, but only on servers that installed replayGuard by hand;
-  // core now owns the stage, and this test also proves the stage is on (the plain
-  // re-send is replayed).
+  // every server with writes now needs a claim guard, and this test also proves the
+  // stage is on (the plain re-send is replayed).
   it('creates a separate booking with otherwise identical arguments: the override is not a replay', async () => {
     desk = await startBookings();
     await desk.client().callTool('create_booking', ADA);
@@ -167,7 +167,7 @@ describe('versionGuard (I12)', () => {
   });
 });
 
-describe('batchGuard (I13)', () => {
+describe('batchCountGuard (I13)', () => {
   it('lists the 12 matches when expected_count is 3, and changes nothing', async () => {
     desk = await startBookings();
     for (let h = 0; h < 12; h++)

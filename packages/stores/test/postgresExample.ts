@@ -1,5 +1,7 @@
 // The code of docs/stores.md's PostgreSQL section, compiled and run by postgresExample.test.ts.
+import { createSwitches } from '@gatehousejs/access';
 import { type Authenticate, createGatehouse, jsonSchema, type Presenter } from '@gatehousejs/core';
+import { standardGuards, toolGuards } from '@gatehousejs/guards';
 import { createPostgresPool, createPostgresStores, type PostgresStores } from '@gatehousejs/stores/postgres';
 import type { Pool, PoolClient } from 'pg';
 
@@ -76,6 +78,7 @@ export function createBookingServer(
     services: (_connection, _ports, unit) => ({
       bookings: bookingService((unit as PoolClient | undefined) ?? pool),
     }),
+    toolGuards, // g.duplicate, g.version, g.batchCount in a tool's guards
   });
   const bookSlot = gh.defineTool({
     name: 'book_slot',
@@ -88,12 +91,15 @@ export function createBookingServer(
       required: ['customer', 'slot'],
     }),
     presenter: bookingPresenter,
-    creates: {
-      noun: 'booking',
-      key: (input) => ({ slot: input.slot }),
-      find: ({ input, services }) => services.bookings.findBySlot(input.slot),
-      updateTool: 'move_booking',
-    },
+    // A second booking of a slot is refused `duplicate`, checked and inserted in one transaction (I11).
+    guards: (g) => [
+      g.duplicate({
+        noun: 'booking',
+        key: (input) => ({ slot: input.slot }),
+        find: ({ input, services }) => services.bookings.findBySlot(input.slot),
+        updateTool: 'move_booking',
+      }),
+    ],
     run: ({ input, services }) => services.bookings.book(input),
   });
   const moveBooking = gh.defineTool({
@@ -109,16 +115,24 @@ export function createBookingServer(
     presenter: bookingPresenter,
     run: ({ input }) => ({ id: input.id, slot: input.slot }),
   });
+  // The kill switches, in the same database: every replica reads them (I6).
+  const switches = createSwitches({
+    store: stores.switches,
+    audit: stores.audit,
+    unitOfWork: stores.unitOfWork,
+  });
   return gh.createServer({
     name: 'bookings',
     version: '1.0.0',
     tools: [bookSlot, moveBooking],
     authenticate,
     audit: stores.audit,
-    replay: { store: stores.replay },
     unitOfWork: stores.unitOfWork,
-    rate: { store: stores.rateBuckets, limits: { write: { capacity: 30, refillPerSecond: 0.5 } } },
-    confirm: { store: stores.pendingActions },
+    // Replay records, rate buckets and pending actions on the shared stores: a re-send replays on any replica.
+    guards: standardGuards(stores, {
+      switches,
+      rate: { limits: { write: { capacity: 30, refillPerSecond: 0.5 } } },
+    }),
   });
 }
 

@@ -26,6 +26,7 @@ import {
 } from '@gatehousejs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 
 type Right = 'notes.read' | 'notes.write';
 
@@ -76,24 +77,26 @@ function notesServer(variant: Variant = {}): GatehouseServer<Right> {
       ? [tool('archive_note', 'write', 'Archives a note.', z.object({ id: z.string() }))]
       : []),
   ];
-  return gh.createServer({
-    name: 'notes',
-    version: '1.0.0',
-    tools,
-    audit: new MemoryAuditStore(),
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    visibility: [
-      (listed, connection) =>
-        connection.toolset === 'compact' && listed.name !== 'find_notes'
-          ? { reason: 'Not in the compact toolset.', fix: 'Use a full token.' }
-          : undefined,
-    ],
-    authenticate: async ({ token }) =>
-      token === 'full-token' || token === 'compact-token'
-        ? { ok: true, connection: connectionFor(token === 'compact-token' ? 'compact' : undefined) }
-        : { ok: false, status: 401, reason: 'Unknown token.' },
-  });
+  return gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools,
+      audit: new MemoryAuditStore(),
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      visibility: [
+        (listed, connection) =>
+          connection.toolset === 'compact' && listed.name !== 'find_notes'
+            ? { reason: 'Not in the compact toolset.', fix: 'Use a full token.' }
+            : undefined,
+      ],
+      authenticate: async ({ token }) =>
+        token === 'full-token' || token === 'compact-token'
+          ? { ok: true, connection: connectionFor(token === 'compact-token' ? 'compact' : undefined) }
+          : { ok: false, status: 401, reason: 'Unknown token.' },
+    }),
+  );
 }
 
 function connectionFor(toolset: string | undefined): Connection<Right> {

@@ -6,6 +6,7 @@ import { assertSurfaceLock, checkSurfaceLock, parseSurfaceLock, serverSurface } 
 import { describeSurfaceLock } from '@gatehousejs/testing/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 
 /** A one-tool server whose single token lists everything. */
 function pingServer(): GatehouseServer<'ping'> {
@@ -19,25 +20,27 @@ function pingServer(): GatehouseServer<'ping'> {
     presenter: { outputSchema: { type: 'object' }, present: () => ({ pong: true }) },
     run: () => null,
   });
-  return gh.createServer({
-    name: 'ping',
-    version: '1.0.0',
-    tools: [ping],
-    authenticate: async ({ token }) =>
-      token === 'ping-token'
-        ? {
-            ok: true,
-            connection: {
-              connectionId: 'c1',
-              tenantId: 't1',
-              creatorId: 'p1',
-              clientName: 'surface test',
-              channel: 'mcp',
-              rights: new Set(['ping'] as const),
-            },
-          }
-        : { ok: false, status: 401, reason: 'Unknown token.' },
-  });
+  return gh.createServer(
+    withGuards({
+      name: 'ping',
+      version: '1.0.0',
+      tools: [ping],
+      authenticate: async ({ token }) =>
+        token === 'ping-token'
+          ? {
+              ok: true,
+              connection: {
+                connectionId: 'c1',
+                tenantId: 't1',
+                creatorId: 'p1',
+                clientName: 'surface test',
+                channel: 'mcp',
+                rights: new Set(['ping'] as const),
+              },
+            }
+          : { ok: false, status: 401, reason: 'Unknown token.' },
+    }),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'surface-describe-'));

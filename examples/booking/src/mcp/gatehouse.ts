@@ -1,11 +1,12 @@
 import { type Connection, createGatehouse, type Gatehouse } from '@gatehousejs/core';
+import { toolGuards } from '@gatehousejs/guards';
 import type { BookingDatabase } from '../db/database.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from '../domain/model.js';
 import { type BaseDeps, freeDeps, unitDeps } from '../services/deps.js';
 import { createServices, type Services } from '../services/index.js';
 
 /** The booking product's Gatehouse: its rights and services, bound once. */
-export type BookingGatehouse = Gatehouse<Right, Services>;
+export type BookingGatehouse = Gatehouse<Right, Services, unknown, typeof toolGuards>;
 
 /** The actor of an MCP call: the connection's tenant and creator, never an ambient user (I2). */
 export const actorOf = (connection: Connection): Actor => ({
@@ -36,6 +37,7 @@ export function bookingGatehouse(
       pager: { effect: 'wake', port: ports.pager },
       alerts: { effect: 'alert', port: ports.alerts },
     },
+    toolGuards,
     services: (connection, guarded, unit) =>
       createServices(
         unit === undefined ? reads : unitDeps(database, base, unit),

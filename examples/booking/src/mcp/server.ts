@@ -1,4 +1,5 @@
 import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/access';
+import { standardGuards } from '@gatehousejs/guards';
 import type { BucketLimit, Effect, GatehouseServer, Logger, Telemetry } from '@gatehousejs/core';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
@@ -35,12 +36,14 @@ export interface McpServerParts {
 
 /**
  * The booking product's MCP server: a second adapter on the same services
- * as the REST API (I1). The kill switches act at admission (503) and in the
- * visibility decision (`tenant_disabled`, I6); rate buckets per effect class
- * (I7); replay protection (I10) and the database's unit of work (SQLite
- * or PostgreSQL), so a booking, its audit row and its replay record commit
- * together (I15). Tools are
- * hidden by rights and by the `compact` toolset (I7).
+ * as the REST API (I1), with the standard guards: the tenant binding (I3),
+ * live rights (I4), the kill switches at admission (503) and in the
+ * visibility decision (`tenant_disabled`, I6), rate buckets per effect
+ * class (I7), replay protection (I10), the two-step confirm with person
+ * approval (I9) and output cleaning (I16); and the database's unit of work
+ * (SQLite or PostgreSQL), so a booking, its audit row and its replay record
+ * commit together (I15). Tools are hidden by rights and by the `compact`
+ * toolset (I7).
  */
 export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
   const { database, base } = parts;
@@ -54,22 +57,26 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
     tools: bookingTools(gh),
     authenticate: parts.credentials.authenticate,
     audit: stores.audit,
-    confirm: { store: stores.pendingActions, ttlMs: 10 * 60_000, ...lease },
-    // delete_booking and page_technician say `approval: 'person'`: a person approves them on
-    // /approvals/<id>, and that approval runs them with the requesting token's live rights (I9)
-    approval: {
-      url: (id) => parts.pageUrl(`/approvals/${encodeURIComponent(id)}`),
-      connectionOf: parts.credentials.connectionById,
-    },
-    replay: { store: stores.replay, ...lease },
     unitOfWork: stores.unitOfWork,
-    rate: {
-      store: stores.rateBuckets,
-      stores: database.rateStores,
-      limits: { ...DEFAULT_RATE_LIMITS, ...parts.rateLimits },
-    },
-    guards: [parts.switches.guard],
-    visibility: [toolsetVisibility({ compact: COMPACT_TOOLSET })],
+    guards: [
+      ...standardGuards(stores, {
+        switches: parts.switches,
+        retryAfterSeconds: 60,
+        rate: { stores: database.rateStores, limits: { ...DEFAULT_RATE_LIMITS, ...parts.rateLimits } },
+        replay: lease,
+        confirm: {
+          ttlMs: 10 * 60_000,
+          ...lease,
+          // delete_booking and page_technician say `approval: 'person'`: a person approves them on
+          // /approvals/<id>, and that approval runs them with the requesting token's live rights (I9)
+          approval: {
+            url: (id) => parts.pageUrl(`/approvals/${encodeURIComponent(id)}`),
+            connectionOf: parts.credentials.connectionById,
+          },
+        },
+      }),
+      toolsetVisibility({ compact: COMPACT_TOOLSET }),
+    ],
     logger: parts.logger,
     clock: base.clock,
     ...(parts.onInternalError ? { onInternalError: parts.onInternalError } : {}),

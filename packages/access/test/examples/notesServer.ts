@@ -13,6 +13,7 @@ import {
   MemoryCredentialStore,
   MemorySwitchStore,
 } from '@gatehousejs/core';
+import { killSwitchGuards, rightsGuard, tenantGuard, untrustedTextGuard } from '@gatehousejs/guards';
 import { z } from 'zod';
 
 const RIGHTS = ['notes.read', 'notes.export'] as const;
@@ -34,7 +35,7 @@ export const credentials = createCredentials({
   people,
   rights: RIGHTS,
 });
-export const switches = createSwitches({ store: new MemorySwitchStore(), audit, retryAfterSeconds: 300 });
+export const switches = createSwitches({ store: new MemorySwitchStore(), audit });
 
 const gh = createGatehouse({ rights: RIGHTS, services: () => ({ notes: [{ id: 'n1', text: 'Call Ada' }] }) });
 const notesPresenter = {
@@ -67,8 +68,12 @@ export const server = gh.createServer({
   version: '1.0.0',
   tools,
   authenticate: credentials.authenticate, // MCP tokens only, rights cut live (I4, I5)
-  guards: [switches.guard], // 503 while the global switch is on; a switched-off tenant sees no tools (I6)
-  visibility: [
+  guards: [
+    tenantGuard(), // one connection, one tenant: from the credential, never from arguments (I3)
+    rightsGuard(), // a tool is listed and callable only with the rights it requires, read live (I4)
+    // 503 (Retry-After: 300) while the global switch is on; a switched-off tenant sees no tools (I6)
+    ...killSwitchGuards({ switches, retryAfterSeconds: 300 }),
+    untrustedTextGuard(), // every string that leaves is cleaned (I16)
     toolsetVisibility({ compact: ['find_notes'] }), // chosen per token: mint({ toolset: 'compact' })
     planVisibility({ planOf: async () => 'free', plans: { export_notes: ['pro'] } }), // your plan lookup
   ],

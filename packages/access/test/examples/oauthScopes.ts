@@ -4,6 +4,7 @@ import { createGatehouse, protectedResourceMetadata } from '@gatehousejs/core';
 import { createHttpHandler } from '@gatehousejs/core/http';
 import { listen } from '@gatehousejs/core/node';
 import { z } from 'zod';
+import { withGuards } from '../../../../test/withGuards.js';
 
 const RIGHTS = ['notes.read', 'notes.export'] as const;
 type Right = (typeof RIGHTS)[number];
@@ -59,7 +60,7 @@ const authenticate = oauthAuthenticator({
 });
 // #endregion scopes
 
-export const server = gh.createServer({ name: 'notes', version: '1.0.0', tools, authenticate });
+export const server = gh.createServer(withGuards({ name: 'notes', version: '1.0.0', tools, authenticate }));
 
 /** Starts the example on a free loopback port. */
 export async function start() {

@@ -1,6 +1,6 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { toolOutputSchema } from '../contract/envelope.js';
-import type { ToolCall } from '../contract/guard.js';
+import type { ToolCall } from '../contract/call.js';
 import type { ToolDefinition } from '../contract/tool.js';
 import { EFFECT_TRAITS, type Effect, type EffectAnnotations } from '../effects.js';
 import type { JsonObject, JsonSchema } from '../json.js';
@@ -41,7 +41,6 @@ export function builtInTool<TRight extends string, TServices>(
     requires: [],
     annotations,
     guards: [],
-    creates: undefined,
     approval: undefined,
     listing: Object.freeze({
       name: spec.name,

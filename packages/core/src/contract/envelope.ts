@@ -2,7 +2,7 @@ import { ERROR_CODES, type NextCall, type ToolErrorInit } from '../errors.js';
 import type { JsonObject, JsonSchema } from '../json.js';
 import { stripHiddenDeep } from '../text.js';
 import { PRESENTED_TIME_SCHEMA } from '../time.js';
-import type { Outcome } from './guard.js';
+import type { Outcome } from './outcome.js';
 
 /** The sentence every replayed answer carries (I10). */
 export const REPLAY_NOTE =
@@ -40,41 +40,39 @@ export function errorStructure(error: ToolErrorInit): JsonObject {
 const singleLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
 /**
- * Renders an outcome (I18, I19). A result or preview is one text block holding
- * exactly the JSON of `structuredContent`. An error has `isError: true` and a
- * text that starts with `Error:`, names cause, fix and next tool, and ends
- * with one JSON line equal to `structuredContent`.
+ * The structured content of an outcome (I18, I19): `{ status: 'ok', result }`
+ * (with `replayed` and its note on a replay, I10), a preview
+ * (`status: 'PREVIEW'`), or `{ status: 'error', error }`. What leaves is
+ * this after the output guards have cleaned it.
  */
+export function structureOf(outcome: Outcome): JsonObject {
+  if (outcome.kind === 'refused') return errorStructure(outcome.error);
+  if (outcome.kind === 'preview') return { ...outcome.preview, status: 'PREVIEW' };
+  return {
+    status: 'ok',
+    result: outcome.data,
+    ...(outcome.replayed ? { replayed: true, replay_note: REPLAY_NOTE } : {}),
+  };
+}
+
+/**
+ * Renders structured content as a `tools/call` result (I18, I19). A result
+ * or preview is one text block holding exactly its JSON. An error has
+ * `isError: true` and a text that starts with `Error:`, names cause, fix and
+ * next tool, and ends with one JSON line equal to `structuredContent`.
+ */
+export function renderStructured(structured: JsonObject, isError: boolean): CallResult {
+  if (!isError) return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  const { message, fix, next } = structured.error as unknown as { message: string; fix: string; next?: NextCall };
+  const lines = [`Error: ${singleLine(message)}`, `Fix: ${singleLine(fix)}`];
+  if (next) lines.push(`Next: call ${next.tool}${next.arguments ? ` with ${JSON.stringify(next.arguments)}` : ''}`);
+  lines.push(JSON.stringify(structured));
+  return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured, isError: true };
+}
+
+/** An outcome rendered with every string stripped of hidden characters: what a server with the standard output guard sends. */
 export function renderOutcome(outcome: Outcome): CallResult {
-  if (outcome.kind === 'refused') {
-    const structured = stripHiddenDeep(errorStructure(outcome.error));
-    const { message, fix, next } = structured.error as unknown as {
-      message: string;
-      fix: string;
-      next?: NextCall;
-    };
-    const lines = [`Error: ${singleLine(message)}`, `Fix: ${singleLine(fix)}`];
-    if (next) {
-      lines.push(`Next: call ${next.tool}${next.arguments ? ` with ${JSON.stringify(next.arguments)}` : ''}`);
-    }
-    lines.push(JSON.stringify(structured));
-    return {
-      content: [{ type: 'text', text: lines.join('\n') }],
-      structuredContent: structured,
-      isError: true,
-    };
-  }
-  // Every presented string, whoever wrote it (presenter, prepare, core), drops hidden characters.
-  const structured: JsonObject = stripHiddenDeep(
-    outcome.kind === 'preview'
-      ? { ...outcome.preview, status: 'PREVIEW' }
-      : {
-          status: 'ok',
-          result: outcome.data,
-          ...(outcome.replayed ? { replayed: true, replay_note: REPLAY_NOTE } : {}),
-        },
-  );
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  return renderStructured(stripHiddenDeep(structureOf(outcome)), outcome.kind === 'refused');
 }
 
 /** JSON Schema of the error structure every tool may return. */

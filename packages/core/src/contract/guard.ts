@@ -1,85 +1,64 @@
-import type { Connection, GateCheck } from '../context.js';
+import type { Connection, GateRefusal, GateRequest } from '../context.js';
 import type { Effect } from '../effects.js';
-import { ConfigurationError, type ToolErrorInit } from '../errors.js';
-import type { Json, JsonObject, JsonSchema } from '../json.js';
-
-/** A tool as guards see it. */
-export interface GuardedTool {
-  readonly name: string;
-  readonly effect: Effect;
-}
-
-/** An argument a guard adds to the input of every tool it guards (e.g. `separate`). */
-export interface GuardArgument {
-  /** JSON Schema of the value; validated before any guard runs. */
-  readonly schema: JsonSchema;
-  readonly required?: boolean;
-}
-
-/** One `tools/call`, after visibility, the rate token and argument validation. */
-export interface ToolCall {
-  readonly tool: GuardedTool;
-  readonly connection: Connection;
-  /** The validated, normalized arguments of the tool itself. */
-  readonly input: unknown;
-  /** The arguments the tool's own schema has, exactly as sent (digests use these). */
-  readonly arguments: JsonObject;
-  /** Values of guard-owned arguments (`idempotency_key`, `separate`, …), validated. */
-  readonly guardArguments: { readonly [name: string]: Json };
-  /** Adds a public, non-secret note to this call's audit row (e.g. a `separate` reason). */
-  note(text: string): void;
-  /** The JSON-RPC id of the request, if any (a re-sent request has a new one). */
-  readonly requestId: string | number | undefined;
-  /** Unique per call; the only thing an internal error shows. */
-  readonly correlationId: string;
-  readonly now: Date;
-  readonly signal: AbortSignal;
-}
-
-/** What a guard's `check` receives: the call, with the tool's input type. */
-export interface CallGuardContext<TInput = unknown> {
-  readonly tool: GuardedTool;
-  readonly connection: Connection;
-  readonly input: TInput;
-  readonly guardArguments: { readonly [name: string]: Json };
-  readonly now: Date;
-  /** Adds a public, non-secret note to this call's audit row. */
-  note(text: string): void;
-}
+import { ConfigurationError } from '../errors.js';
+import type { JsonObject } from '../json.js';
+import type { ApprovalOptions } from './approval.js';
+import type {
+  BuildContext,
+  CallGuardContext,
+  GuardArguments,
+  PlannedTool,
+  ToolCall,
+  UnitGuardContext,
+  VisibleTool,
+} from './call.js';
+import type { Allowed, Decision, Refusal } from './decision.js';
+import type { ClaimedAction, PendingAction, PendingActionUpdate, PendingStatus } from './pending.js';
 
 /**
- * What a `unit` guard's `check` receives: the call, and the services built for
- * it from the unit of work's handle, every outward port closed.
+ * The stages a guard can run in, in the order core runs them. Core owns the
+ * order; a guard names its kind, never a position in a list.
  */
-export interface UnitGuardContext<TInput = unknown, TServices = unknown> extends CallGuardContext<TInput> {
-  readonly services: TServices;
-  /**
-   * Holds a lock on `key` until the unit of work ends (the unit of work's
-   * `serialize`), so two calls checking the same key run one after the other.
-   * Absent outside a unit of work and when the unit of work has no `serialize`.
-   */
-  readonly serialize?: ((key: string) => Promise<void>) | undefined;
+export const GUARD_KINDS = [
+  'admission',
+  'visibility',
+  'rate',
+  'call',
+  'claim',
+  'unit',
+  'outward',
+  'output',
+] as const;
+
+/** One of {@link GUARD_KINDS}. */
+export type GuardKind = (typeof GUARD_KINDS)[number];
+
+/**
+ * A duty core requires of every server, fulfilled by a guard that says so:
+ * the tenant binding (I3), live rights (I4), and the kill switches (I6), at
+ * admission and per tenant. Claim, outward and output duties are their kinds.
+ */
+export type GuardDuty = 'tenant' | 'rights' | 'killSwitch' | 'tenantSwitch';
+
+/** How long a claim a guard holds lasts, and how often its holder renews it. */
+export interface Lease {
+  readonly leaseMs: number;
+  readonly renewMs: number;
 }
 
-/** Where a guard runs. Core owns the order; a guard names its stage, never a list position. */
-export type GuardStage = 'call' | 'unit';
-
-interface GuardBase {
-  /** Names the guard in stack traces, logs and docs. */
+interface GuardBase<TKind extends GuardKind> {
+  /** The stage the guard runs in. */
+  readonly kind: TKind;
+  /** Names the guard in stack traces, logs, spans and docs. */
   readonly name: string;
+}
+
+/** What a tool-level guard (call, unit) may declare besides its check. */
+interface ToolGuardBase<TKind extends 'call' | 'unit'> extends GuardBase<TKind> {
   /** The effect classes the guard applies to when installed server-wide; all when absent. */
   readonly effects?: readonly Effect[] | undefined;
-  /** Runs on every request before credentials (HTTP and stdio): the admission stage. */
-  readonly gate?: GateCheck | undefined;
-  /**
-   * Runs once per `tools/list` and `tools/call` with the authenticated
-   * connection (e.g. a tenant switched off). A refusal hides every tool from
-   * the listing and refuses the call with its code: listing and calling share
-   * this one decision.
-   */
-  readonly connection?: ((connection: Connection) => Promise<ToolErrorInit | undefined>) | undefined;
   /** Arguments this guard adds to the advertised input of the tools it guards. */
-  readonly arguments?: { readonly [name: string]: GuardArgument } | undefined;
+  readonly arguments?: GuardArguments | undefined;
   /**
    * Checks, when the server is built, that the guarded tool fits (e.g. an
    * update tool requires `version`); throws a `ConfigurationError`.
@@ -89,138 +68,220 @@ interface GuardBase {
     | undefined;
 }
 
+/** An admission guard's answer: in, or the HTTP status to refuse with (503 + `Retry-After`, 403, 401). */
+export type AdmissionDecision = { readonly ok: true } | ({ readonly ok: false } & GateRefusal);
+
 /**
- * A stateless check after the arguments are read, before the replay claim:
- * returns a refusal, or nothing to let the call go on.
+ * Runs on every request, on its headers, before credentials and before the
+ * body is read (the global kill switch: 503). A guard that throws or does
+ * not answer in time is an outage: 503 with `Retry-After`, naming no cause.
  */
-export interface CallGuard<TInput = unknown> extends GuardBase {
-  readonly stage?: 'call';
-  check?(context: CallGuardContext<TInput>): Promise<ToolErrorInit | undefined> | ToolErrorInit | undefined;
+export interface AdmissionGuard extends GuardBase<'admission'> {
+  readonly duty?: 'killSwitch' | undefined;
+  admit(request: GateRequest): AdmissionDecision | Promise<AdmissionDecision>;
 }
 
+/** Whether a visibility guard decides for `tools/list` or for a `tools/call`. */
+export type VisibilityPurpose = 'list' | 'call';
+
 /**
- * A check-then-act guard (version, batch, …): runs inside the unit of work,
- * on the unit's own services, right before the tool runs, so its check and
- * the write commit together. Only on write and outward tools.
+ * Decides who sees and may call a tool (I3, I4, I6, I7): `tools/list` shows
+ * exactly the tools `tools/call` would not refuse as hidden, from the same
+ * decisions. `connection` runs once per request (a refusal hides every
+ * tool); `tool` runs per tool. A `connection` check that throws is an
+ * outage (`store_unavailable`, nothing listed).
  */
-export interface UnitGuard<TInput = unknown, TServices = unknown> extends GuardBase {
-  readonly stage: 'unit';
-  check(
-    context: UnitGuardContext<TInput, TServices>,
-  ): Promise<ToolErrorInit | undefined> | ToolErrorInit | undefined;
+export interface VisibilityGuard<TRight extends string = string> extends GuardBase<'visibility'> {
+  readonly duty?: 'tenant' | 'rights' | 'tenantSwitch' | undefined;
+  connection?(connection: Connection<TRight>): Decision | Promise<Decision>;
+  tool?(tool: VisibleTool, connection: Connection<TRight>, purpose: VisibilityPurpose): Decision | Promise<Decision>;
+  /** Checks each tool when the server is built (the tenant guard refuses tenant-like arguments, I3). */
+  verify?(tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>, build: BuildContext): void;
 }
 
 /**
- * A server-side check. It decides and returns a refusal, or nothing; it never
- * calls the rest of the pipeline, never renders a response and never sees an
- * outward port.
+ * Takes one token per call from the bucket of the call's connection and
+ * effect class, before any argument work (I7); gives it back when the call
+ * is answered without running (a replay). A store that fails refuses.
  */
-export type Guard<TInput = unknown, TServices = unknown> = CallGuard<TInput> | UnitGuard<TInput, TServices>;
-
-/** A successful result: presenter output. */
-export interface ResultOutcome {
-  readonly kind: 'result';
-  readonly data: JsonObject;
-  /** Set when the replay stage answered from its record (I10). */
-  readonly replayed?: boolean;
-  /** Public ids of the objects touched, for logs and audit. */
-  readonly objectIds?: readonly string[];
+export interface RateGuard<TToken = unknown> extends GuardBase<'rate'> {
+  /** `now` is the server's clock, in ms since the epoch. */
+  take(connection: Connection, bucket: Effect, now: number): Promise<Decision<{ readonly token: TToken }>>;
+  /** Never throws. */
+  refund(token: TToken, now: number): Promise<void>;
 }
 
-/** A prepared outward action awaiting `confirm_action` (I9). */
-export interface PreviewOutcome {
-  readonly kind: 'preview';
-  readonly preview: JsonObject;
+/** A stateless check after the arguments are read, before the replay claim. */
+export interface CallGuard<TInput = unknown, TContext extends object = object> extends ToolGuardBase<'call'> {
+  check(context: CallGuardContext<TInput>): Decision<TContext> | Promise<Decision<TContext>>;
 }
 
-/** A refusal the model sees as a tool error (I18). */
-export interface RefusedOutcome {
-  readonly kind: 'refused';
-  readonly error: ToolErrorInit;
-}
-
-/** What the pipeline produces. Core renders it; guards never build MCP results. */
-export type Outcome = ResultOutcome | PreviewOutcome | RefusedOutcome;
+/** What the claim stage decided: run holding the claim, answer with the stored result, or refuse. */
+export type ClaimDecision<TClaim> =
+  | Allowed<{ readonly claim: TClaim }>
+  | Allowed<{ readonly replayed: JsonObject }>
+  | Refusal;
 
 /**
- * Naming conventions the build checks (I11). Their defaults are English and
- * snake_case; a product named otherwise passes its own pattern, or `false`
- * to drop a rule.
+ * Replay protection of every write and confirmation (I10): claims the
+ * call's fingerprint, committed on its own, with a lease and a fencing
+ * token; `complete` keeps the result inside the unit of work only while
+ * the claim is current. What to do on each answer is core's.
  */
-export interface Conventions {
-  /** A write tool whose name matches is a create tool and must declare `creates`; default `/^create_/`. */
-  readonly createTool: RegExp | false;
-  /**
-   * A parameter name (lower-cased) an update or edit tool may not take:
-   * edits are silent, notifying is a notify tool. Default: notify, send,
-   * email, mail, sms, message, page, alert as a leading word, or notify,
-   * notification, email, mail, sms, message as a trailing one.
-   */
-  readonly notifyLikeParameter: RegExp | false;
+export interface ClaimGuard<TClaim = unknown> extends GuardBase<'claim'> {
+  /** Arguments the claim adds to writes and `confirm_action` (`idempotency_key`). */
+  readonly arguments?: GuardArguments | undefined;
+  /** The claim's lease: core checks it outlasts a renewal plus the unit of work's longest wait. */
+  readonly lease: Lease;
+  /** `clock` is the server's, in ms since the epoch (a claim that waits for an identical call polls it). */
+  claim(call: ToolCall, clock: () => number): Promise<ClaimDecision<TClaim>>;
+  /** Renews the claim while the call runs; returns the function that stops it. */
+  keepAlive(claim: TClaim, clock: () => number): () => void;
+  /** Inside the unit of work: keeps the presented result; false when the claim is no longer the call's. */
+  complete(claim: TClaim, result: JsonObject, unit: unknown, now: number): Promise<boolean>;
+  /** Whether the claim is still the call's (never throws; an unknown answer is true). */
+  held(claim: TClaim): Promise<boolean>;
+  /** Forgets the claim so a retry runs; never throws, never frees a newer claim. */
+  release(claim: TClaim): Promise<void>;
 }
-
-/** The default {@link Conventions}. */
-export const DEFAULT_CONVENTIONS: Conventions = Object.freeze({
-  createTool: /^create_/,
-  notifyLikeParameter:
-    /^(notify|notification|send|email|mail|sms|message|page|alert)(_|$)|_(notify|notification|email|mail|sms|message)$/,
-});
-
-/** What a guard's `verify` learns about the server being built besides its tools. */
-export interface BuildContext {
-  readonly conventions: Conventions;
-}
-
-/** A tool as a guard's `verify` sees it when the server is built. */
-export interface PlannedTool {
-  readonly name: string;
-  readonly effect: Effect;
-  /** The advertised input schema, guard-owned arguments included. */
-  readonly inputSchema: JsonSchema;
-  /** Names of the guards around the tool. */
-  readonly guards: readonly string[];
-  /** Whether the tool declares `creates` (a create tool, I11). */
-  readonly creates: boolean;
-}
-
-/** A refusal outcome. */
-export function refuse(error: ToolErrorInit): RefusedOutcome {
-  return { kind: 'refused', error };
-}
-
-const FACETS = ['check', 'gate', 'connection', 'verify'] as const;
 
 /**
- * Declares a guard, validating its shape up front.
+ * A check-then-act guard (version, batch count, duplicate): runs inside the
+ * unit of work, on the unit's own services, right before the tool runs, so
+ * its check and the write commit together. Only on write and outward tools;
+ * on an outward tool it also runs, read-only, before the preview.
+ */
+export interface UnitGuard<TInput = unknown, TServices = unknown, TContext extends object = object>
+  extends ToolGuardBase<'unit'> {
+  /** Marks a tool's duplicate-create guard (I11), naming its sibling update tool. */
+  readonly creates?: { readonly updateTool: string } | undefined;
+  check(context: UnitGuardContext<TInput, TServices>): Decision<TContext> | Promise<Decision<TContext>>;
+}
+
+/** What the outward stage stores for a prepared call: everything but what the guard assigns. */
+export type PendingDraft = Omit<PendingAction, 'id' | 'tokenHash' | 'status' | 'createdAt' | 'expiresAt'>;
+
+/**
+ * The two-step flow's bookkeeping (I9): turns a prepared outward call into
+ * a pending action with a one-time confirm token, finds it again by token,
+ * claims it for one confirmation under a lease, and marks it. Which
+ * refusal kills a token and which keeps it is core's table, not the
+ * guard's; a guard that fails is an outage, and an outage kills nothing.
+ */
+export interface OutwardGuard<TRight extends string = string> extends GuardBase<'outward'> {
+  /** How long a preview can be confirmed, in ms. */
+  readonly ttlMs: number;
+  /** A confirmation's claim on its action. */
+  readonly lease: Lease;
+  /** Approval by a person (I9), when the guard offers it. */
+  readonly approval?: ApprovalOptions<TRight> | undefined;
+  /** Stores a new pending action; returns it and its confirm token (only the token's hash is stored). */
+  open(draft: PendingDraft, now: number): Promise<{ readonly action: PendingAction; readonly token: string }>;
+  find(token: string): Promise<PendingAction | undefined>;
+  /** Claims `action` from one of `from` under a lease (a lapsed claim is taken over); nothing when another holds it. */
+  claim(action: PendingAction, from: readonly PendingStatus[], now: number): Promise<ClaimedAction | undefined>;
+  keepAlive(action: ClaimedAction, clock: () => number): () => void;
+  /** Moves `action` from one of `from` to `to`, inside `unit` when given; fenced to a claim by `set.fence`. */
+  mark(
+    action: PendingAction,
+    from: readonly PendingStatus[],
+    to: PendingStatus,
+    options?: { readonly unit?: unknown; readonly set?: PendingActionUpdate },
+  ): Promise<boolean>;
+  /** Needed for approval by a person. */
+  findById?(id: string): Promise<PendingAction | undefined>;
+  listAwaitingApproval?(tenantId: string, now: number, limit: number): Promise<readonly PendingAction[]>;
+}
+
+/**
+ * Sees every structured result that leaves (results, previews, errors):
+ * returns the copy that may leave (every string cleaned, I16), or a
+ * refusal when the result breaks a rule it holds (the call then answers
+ * `internal_error`: it is a server defect). Synchronous: no I/O on the way out.
+ */
+export interface OutputGuard extends GuardBase<'output'> {
+  leave(structured: JsonObject, tool: string): Decision<{ readonly structured: JsonObject }>;
+}
+
+/** A guard a tool may carry itself: stateless or check-then-act, typed by its input and the host's services. */
+export type ToolGuard<TInput = unknown, TServices = unknown> =
+  | CallGuard<TInput, object>
+  | UnitGuard<TInput, TServices, object>;
+
+/** Any guard, of any kind: what `createServer({ guards })` takes. */
+export type Guard<TRight extends string = string> =
+  | AdmissionGuard
+  | VisibilityGuard<TRight>
+  // biome-ignore lint/suspicious/noExplicitAny: a server-wide guard sees every tool's input and any token or claim
+  | RateGuard<any>
+  | ToolGuard
+  // biome-ignore lint/suspicious/noExplicitAny: a server-wide guard sees every tool's input and any token or claim
+  | ClaimGuard<any>
+  | OutwardGuard<TRight>
+  | OutputGuard;
+
+/** The methods each kind must have, checked by {@link defineGuard} and at build. */
+const METHODS: { readonly [K in GuardKind]: readonly string[] } = {
+  admission: ['admit'],
+  visibility: [],
+  rate: ['take', 'refund'],
+  call: ['check'],
+  claim: ['claim', 'keepAlive', 'complete', 'held', 'release'],
+  unit: ['check'],
+  outward: ['open', 'find', 'claim', 'keepAlive', 'mark'],
+  output: ['leave'],
+};
+
+const OPTIONAL_METHODS = ['verify', 'connection', 'tool', 'findById', 'listAwaitingApproval'] as const;
+
+/**
+ * Checks that `value` is a guard of a known kind with its methods; throws a
+ * `ConfigurationError` naming what is wrong. Core calls it on every guard a
+ * server is built with, so a plain-JavaScript guard is checked too.
+ */
+export function checkGuard(value: unknown, where = 'A guard'): asserts value is Guard {
+  const guard = value as Partial<Record<string, unknown>> | undefined;
+  if (typeof guard !== 'object' || guard === null)
+    throw new ConfigurationError(`${where} must be a guard object.`);
+  const name = guard.name;
+  if (typeof name !== 'string' || name === '') throw new ConfigurationError(`${where} needs a non-empty name.`);
+  const kind = guard.kind as GuardKind;
+  if (!GUARD_KINDS.includes(kind)) {
+    const hint =
+      'stage' in guard || 'gate' in guard
+        ? ' (guards now name their kind; see the migration in the guards docs)'
+        : '';
+    throw new ConfigurationError(`Guard ${name}: kind must be one of ${GUARD_KINDS.join(', ')}${hint}.`);
+  }
+  for (const method of METHODS[kind]) {
+    if (typeof guard[method] !== 'function')
+      throw new ConfigurationError(`Guard ${name}: a ${kind} guard needs ${method}().`);
+  }
+  for (const method of OPTIONAL_METHODS) {
+    if (guard[method] !== undefined && typeof guard[method] !== 'function')
+      throw new ConfigurationError(`Guard ${name}: ${method} must be a function.`);
+  }
+  if (kind === 'visibility' && guard.connection === undefined && guard.tool === undefined)
+    throw new ConfigurationError(`Guard ${name}: a visibility guard needs connection() or tool(), or both.`);
+}
+
+/**
+ * Declares a guard, checking its shape up front, and freezes it. A `call`
+ * or `unit` guard may name the tool input and services it expects as type
+ * arguments; inside a tool's `guards: (g) => […]`, `g.define` takes them
+ * from the tool instead.
  *
  * @example
- * const business = defineGuard({ name: 'businessHours', effects: ['write'], check: ({ now }) => … });
+ * const businessHours = defineGuard({ kind: 'call', name: 'businessHours', effects: ['notify'], check: ({ now }) => … });
  */
-export function defineGuard<TInput = unknown, TServices = unknown>(
-  guard: Guard<TInput, TServices>,
-): Guard<TInput, TServices> {
-  if (typeof guard.name !== 'string' || guard.name === '') {
-    throw new ConfigurationError('A guard needs a non-empty name.');
-  }
-  const stage = guard.stage ?? 'call';
-  if (stage !== 'call' && stage !== 'unit') {
-    throw new ConfigurationError(`Guard ${guard.name}: stage must be "call" or "unit".`);
-  }
-  if ('handle' in guard) {
-    throw new ConfigurationError(
-      `Guard ${guard.name}: handle(call, next) is gone; give check(context) and a stage ("call" or "unit").`,
-    );
-  }
-  if (guard.check === undefined && guard.gate === undefined && guard.connection === undefined) {
-    throw new ConfigurationError(`Guard ${guard.name}: give check(), gate(), connection(), or several.`);
-  }
-  for (const facet of FACETS) {
-    if (guard[facet] !== undefined && typeof guard[facet] !== 'function') {
-      throw new ConfigurationError(`Guard ${guard.name}: ${facet} must be a function.`);
-    }
-  }
+export function defineGuard<TInput = unknown, TServices = unknown, TContext extends object = object>(
+  guard: CallGuard<TInput, TContext>,
+): CallGuard<TInput, TContext>;
+export function defineGuard<TInput = unknown, TServices = unknown, TContext extends object = object>(
+  guard: UnitGuard<TInput, TServices, TContext>,
+): UnitGuard<TInput, TServices, TContext>;
+export function defineGuard<TGuard extends Guard>(guard: TGuard): TGuard;
+export function defineGuard(guard: Guard): Guard {
+  checkGuard(guard, 'defineGuard');
   return Object.freeze({ ...guard });
 }
-
-/** The stage a guard runs in. */
-export const stageOf = (guard: Guard): GuardStage => guard.stage ?? 'call';

@@ -10,14 +10,18 @@ import { ConfigurationError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { Presenter } from '../presenter.js';
 import type { CompiledInput, ToolInput } from '../schema/compileInput.js';
-import { defineGuard, type Guard, type ToolCall } from './guard.js';
+import type { ToolCall } from './call.js';
+import type { Decision } from './decision.js';
+import { type CallGuard, checkGuard, defineGuard, type ToolGuard, type UnitGuard } from './guard.js';
+import type { ApprovalMode } from './pending.js';
 
-/** Who may decide a pending action: the model with the two-step confirm, or a person out of band. */
-export type ApprovalMode = 'model' | 'person';
+export type { ApprovalMode } from './pending.js';
 
 /** What `run` (and `prepare`) receive: typed input and the connection, never an ambient user (I2). */
-export interface RunContext<TInput, TRight extends string, TServices> {
+export interface RunContext<TInput, TRight extends string, TServices, TContext extends object = object> {
   readonly input: TInput;
+  /** What the tool's own guards handed on when they allowed the call (`allow({ … })`), typed. */
+  readonly context: TContext;
   readonly connection: Connection<TRight>;
   /** The host's services, bound to this connection by `createGatehouse({ services })`. */
   readonly services: TServices;
@@ -34,7 +38,14 @@ export interface Prepared {
   readonly summary: string;
 }
 
-interface ToolSpecBase<TInput, TValue, TRight extends string, TServices> {
+interface ToolSpecBase<
+  TInput,
+  TValue,
+  TRight extends string,
+  TServices,
+  TGuards extends readonly ToolGuard<TInput, TServices>[],
+  TKit extends ToolGuardKit,
+> {
   /** snake_case, unique per server. */
   readonly name: string;
   readonly title?: string;
@@ -46,57 +57,71 @@ interface ToolSpecBase<TInput, TValue, TRight extends string, TServices> {
   readonly input: ToolInput<TInput>;
   /** Chooses the fields that leave the server (I17). */
   readonly presenter: Presenter<TValue>;
-  /** Calls the host's services; for outward tools, runs only after `confirm_action`. */
-  readonly run: (context: RunContext<TInput, TRight, TServices>) => Promise<TValue> | TValue;
   /**
    * Guards for this tool only, typed by its input and the host's services;
-   * each runs in the stage it names (`call`, or `unit` inside the unit of work).
-   * Give a list, or a function of {@link ToolGuards} whose `define` types a
-   * guard written inline (`guards: (g) => [g.define({ … })]`): a bare
-   * `defineGuard` call inside the list cannot see the tool's types.
+   * each runs in the stage its kind names (`call`, or `unit` inside the unit
+   * of work). Give a function of {@link ToolGuards}, `guards: (g) => […]`:
+   * everything built inside it (`g.define`, `g.version`, a guard factory)
+   * takes its types from the tool. Write it before `run`, which receives
+   * what the guards hand on as `context`. A plain list works too, but a
+   * guard written inline in it cannot see the tool's types.
    */
-  readonly guards?: ToolGuardList<TInput, TServices>;
-  /**
-   * Declares a create tool (I11): its business key, how to find an existing
-   * object with that key (on the unit of work's services, inside the unit),
-   * and the sibling update tool. Core refuses a duplicate and adds the
-   * `separate` + `reason` override to the tool's input.
-   */
-  readonly creates?: Creates<TInput, TServices>;
+  readonly guards?: TGuards | ((g: ToolGuards<TInput, TServices, TKit>) => TGuards);
+  /** Calls the host's services; for outward tools, runs only after `confirm_action`. */
+  readonly run: (
+    context: RunContext<TInput, TRight, TServices, ContextOf<TGuards>>,
+  ) => Promise<TValue> | TValue;
 }
 
-/** What a create tool declares about its business key (I11). */
-export interface Creates<TInput, TServices> {
-  /**
-   * The business key of the input, shown in the refusal (e.g. customer and
-   * start); `now` is the call's time, for presenting times in full (I20).
-   */
-  readonly key: (input: TInput, env: { readonly now: Date }) => JsonObject;
-  /** Finds an existing object with that key in the caller's tenant. */
-  readonly find: (context: {
-    readonly input: TInput;
-    readonly services: TServices;
-    readonly connection: Connection;
-  }) => Promise<{ readonly id: string } | undefined> | { readonly id: string } | undefined;
-  /** The sibling update tool; the server refuses to build without it. */
-  readonly updateTool: string;
-  /** What the object is called in messages, e.g. `booking`; default `object`. */
-  readonly noun?: string;
+type IsAny<T> = 0 extends 1 & T ? true : false;
+
+/** The context one guard hands on when it allows (`allow({ … })`). */
+type ContextOfGuard<G> = G extends {
+  check(context: never): Decision<infer C> | Promise<Decision<infer C>>;
 }
+  ? IsAny<C> extends true
+    ? object
+    : C
+  : object;
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void
+  ? I
+  : never;
+
+/** What a tool's guards hand on to `run`: every guard's context, together. */
+export type ContextOf<TGuards> = TGuards extends readonly (infer G)[]
+  ? [G] extends [never]
+    ? object
+    : UnionToIntersection<ContextOfGuard<G>>
+  : object;
 
 /** A tool that reads or writes silently: no `prepare`. */
-export interface SilentToolSpec<TInput, TValue, TRight extends string, TServices>
-  extends ToolSpecBase<TInput, TValue, TRight, TServices> {
+export interface SilentToolSpec<
+  TInput,
+  TValue,
+  TRight extends string,
+  TServices,
+  TGuards extends readonly ToolGuard<TInput, TServices>[] = readonly ToolGuard<TInput, TServices>[],
+  TKit extends ToolGuardKit = {},
+> extends ToolSpecBase<TInput, TValue, TRight, TServices, TGuards, TKit> {
   readonly effect: 'read' | 'write';
   readonly prepare?: undefined;
   readonly approval?: undefined;
 }
 
 /** A tool with an outward effect: `prepare` renders what would go out; `run` sends it after confirmation. */
-export interface OutwardToolSpec<TInput, TValue, TRight extends string, TServices>
-  extends ToolSpecBase<TInput, TValue, TRight, TServices> {
+export interface OutwardToolSpec<
+  TInput,
+  TValue,
+  TRight extends string,
+  TServices,
+  TGuards extends readonly ToolGuard<TInput, TServices>[] = readonly ToolGuard<TInput, TServices>[],
+  TKit extends ToolGuardKit = {},
+> extends ToolSpecBase<TInput, TValue, TRight, TServices, TGuards, TKit> {
   readonly effect: OutwardEffect;
-  readonly prepare: (context: RunContext<TInput, TRight, TServices>) => Promise<Prepared> | Prepared;
+  readonly prepare: (
+    context: RunContext<TInput, TRight, TServices, ContextOf<TGuards>>,
+  ) => Promise<Prepared> | Prepared;
   /**
    * Who approves (I9): `model` confirms with `confirm_action`; `person`
    * approves on the host's page and no model call can complete it. Default:
@@ -106,9 +131,16 @@ export interface OutwardToolSpec<TInput, TValue, TRight extends string, TService
 }
 
 /** Everything `defineTool` accepts. */
-export type ToolSpec<TInput, TValue, TRight extends string, TServices> =
-  | SilentToolSpec<TInput, TValue, TRight, TServices>
-  | OutwardToolSpec<TInput, TValue, TRight, TServices>;
+export type ToolSpec<
+  TInput,
+  TValue,
+  TRight extends string,
+  TServices,
+  TGuards extends readonly ToolGuard<TInput, TServices>[] = readonly ToolGuard<TInput, TServices>[],
+  TKit extends ToolGuardKit = {},
+> =
+  | SilentToolSpec<TInput, TValue, TRight, TServices, TGuards, TKit>
+  | OutwardToolSpec<TInput, TValue, TRight, TServices, TGuards, TKit>;
 
 /** The executable part of a definition, with input and value types erased. */
 export interface ToolRuntime<TRight extends string, TServices> {
@@ -144,9 +176,7 @@ export interface ToolDefinition<TRight extends string = string, TServices = unkn
   readonly requires: readonly TRight[];
   /** Derived from the effect class (the one table in `EFFECT_TRAITS`), never written by hand. */
   readonly annotations: EffectAnnotations;
-  readonly guards: readonly Guard[];
-  /** The create declaration (I11), if the tool creates objects. */
-  readonly creates: Creates<unknown, TServices> | undefined;
+  readonly guards: readonly ToolGuard[];
   /** Outward tools: who approves, when the tool says (else the server's policy decides). */
   readonly approval: ApprovalMode | undefined;
   readonly listing: ToolListing;
@@ -155,34 +185,48 @@ export interface ToolDefinition<TRight extends string = string, TServices = unkn
   readonly forReplay: (data: JsonObject) => JsonObject;
 }
 
-/** What `guards: (g) => […]` receives: guard builders typed with the tool's input and the host's services. */
-export interface ToolGuards<TInput, TServices> {
-  /** {@link defineGuard}, with the tool's input and the host's services as its types. */
-  define(guard: Guard<TInput, TServices>): Guard<TInput, TServices>;
+/**
+ * What `guards: (g) => […]` receives: `define`, {@link defineGuard} typed
+ * with the tool's input and the host's services, and the guard factories
+ * the host bound with `createGatehouse({ toolGuards })` (e.g. `g.version`,
+ * `g.duplicate` from `@gatehousejs/guards`), whose types flow from the tool too.
+ */
+export interface ToolGuardBuilders<TInput, TServices> {
+  define<TContext extends object = object>(guard: CallGuard<TInput, TContext>): CallGuard<TInput, TContext>;
+  define<TContext extends object = object>(
+    guard: UnitGuard<TInput, TServices, TContext>,
+  ): UnitGuard<TInput, TServices, TContext>;
 }
 
-/** A tool's own guards: a list, or a function of the typed builders returning one. */
-export type ToolGuardList<TInput, TServices> =
-  | readonly Guard<TInput, TServices>[]
-  | ((g: ToolGuards<TInput, TServices>) => readonly Guard<TInput, TServices>[]);
+/** Guard factories a host binds once, by name, for `guards: (g) => [g.<name>(…)]`. */
+// biome-ignore lint/suspicious/noExplicitAny: each factory is generic in the tool's input and services
+export type ToolGuardKit = { readonly [name: string]: (...args: any[]) => ToolGuard<any, any> };
 
-const TOOL_GUARDS: ToolGuards<never, never> = Object.freeze({ define: defineGuard });
+/** The builders a tool's `guards` function receives. */
+export type ToolGuards<TInput, TServices, TKit extends ToolGuardKit = {}> = ToolGuardBuilders<
+  TInput,
+  TServices
+> &
+  Omit<TKit, 'define'>;
 
 /**
  * The guards a spec names, as a list: the function form called once with
- * the typed builders. Throws a `ConfigurationError` for anything but a list
- * of guards or a function returning one.
+ * the typed builders and the host's kit. Throws a `ConfigurationError` for
+ * anything but a list of call and unit guards or a function returning one.
  */
-export function toolGuardsOf(
-  name: string,
-  guards: ToolGuardList<never, never> | undefined,
-): readonly Guard[] {
-  const list = typeof guards === 'function' ? guards(TOOL_GUARDS) : (guards ?? []);
+export function toolGuardsOf(name: string, guards: unknown, kit: ToolGuardKit = {}): readonly ToolGuard[] {
+  const builders = Object.freeze({ ...kit, define: defineGuard });
+  const list: unknown = typeof guards === 'function' ? guards(builders) : (guards ?? []);
   if (!Array.isArray(list))
-    throw new ConfigurationError(
-      `Tool ${name}: guards must be a list of guards, or a function returning one.`,
-    );
-  return list as readonly Guard[];
+    throw new ConfigurationError(`Tool ${name}: guards must be a list of guards, or a function returning one.`);
+  for (const guard of list) {
+    checkGuard(guard, `Tool ${name}: a guard`);
+    if (guard.kind !== 'call' && guard.kind !== 'unit')
+      throw new ConfigurationError(
+        `Tool ${name}: guard ${guard.name} is a ${guard.kind} guard; a tool carries call and unit guards, install it server-wide in createServer({ guards }).`,
+      );
+  }
+  return Object.freeze([...(list as ToolGuard[])]);
 }
 
 /** Runtime checks of a spec's shape that types alone cannot promise (plain JS callers, casts). */
@@ -223,17 +267,9 @@ export function checkSpecShape(
     throw new ConfigurationError(`Tool ${name}: presenter must have present() and an outputSchema.`);
   }
   if (spec.creates !== undefined) {
-    const creates = spec.creates as Partial<Creates<unknown, unknown>>;
-    if (spec.effect !== 'write') {
-      throw new ConfigurationError(`Tool ${name}: only write tools declare creates (I11).`);
-    }
-    if (
-      typeof creates.key !== 'function' ||
-      typeof creates.find !== 'function' ||
-      typeof creates.updateTool !== 'string'
-    ) {
-      throw new ConfigurationError(`Tool ${name}: creates needs key(), find() and updateTool (I11).`);
-    }
+    throw new ConfigurationError(
+      `Tool ${name}: creates is now the duplicate guard: guards: (g) => [g.duplicate({ key, find, updateTool })] (I11).`,
+    );
   }
   const unknownRights = (spec.requires ?? []).filter((right) => !rights.has(right));
   if (unknownRights.length > 0) {

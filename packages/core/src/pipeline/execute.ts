@@ -1,13 +1,13 @@
 import type { Connection } from '../context.js';
-import type { ToolCall } from '../contract/guard.js';
+import type { ToolCall } from '../contract/call.js';
 import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../contract/tool.js';
 import { ToolError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { type CallPhase, guardPorts, type PortMap, type Ports, type PortViolation } from '../ports.js';
 import { type AuditStore, auditRow } from '../storage/auditStore.js';
 
-/** What running a tool needs from the server. */
-export interface Runner<TRight extends string, TServices> {
+/** What running a tool needs from the host and the server. */
+export interface Host<TRight extends string, TServices> {
   readonly services: (connection: Connection<TRight>, ports: Ports<PortMap>, unit: unknown) => TServices;
   readonly ports: PortMap;
   readonly audit: AuditStore | undefined;
@@ -46,13 +46,13 @@ export interface AuditEntryOf {
  * write rolls back with it: no write commits without its row.
  */
 export async function appendAudit<TRight extends string, TServices>(
-  runner: Runner<TRight, TServices>,
+  host: Host<TRight, TServices>,
   connection: Connection,
   entry: AuditEntryOf,
   unit?: unknown,
 ): Promise<void> {
-  if (!runner.audit) return;
-  await runner.audit.append(
+  if (!host.audit) return;
+  await host.audit.append(
     auditRow(
       {
         channel: connection.channel,
@@ -65,7 +65,7 @@ export async function appendAudit<TRight extends string, TServices>(
         objectIds: entry.objectIds,
         note: entry.note ?? null,
       },
-      runner.clock().getTime(),
+      host.clock().getTime(),
     ),
     unit,
   );
@@ -84,13 +84,13 @@ export class CallServices<TRight extends string, TServices> {
   #reached = false;
 
   constructor(
-    runner: Runner<TRight, TServices>,
+    host: Host<TRight, TServices>,
     tool: Pick<ToolDefinition, 'effect'>,
     connection: Connection<TRight>,
     unit: unknown,
   ) {
     const ports = guardPorts(
-      runner.ports,
+      host.ports,
       tool.effect,
       () => this.#phase,
       this.violations,
@@ -98,7 +98,7 @@ export class CallServices<TRight extends string, TServices> {
         this.#reached = true;
       },
     );
-    this.services = runner.services(connection, ports, unit);
+    this.services = host.services(connection, ports, unit);
   }
 
   get phase(): CallPhase {
@@ -147,6 +147,7 @@ function runContext<TRight extends string, TServices>(
 ): RunContext<unknown, TRight, TServices> {
   return {
     input: call.input,
+    context: call.context,
     connection: call.connection as Connection<TRight>,
     services,
     correlationId: call.correlationId,
@@ -159,7 +160,7 @@ function runContext<TRight extends string, TServices>(
 
 /** Runs a tool in the `run` phase and presents its value. */
 export async function runTool<TRight extends string, TServices>(
-  runner: Runner<TRight, TServices>,
+  host: Host<TRight, TServices>,
   tool: ToolDefinition<TRight, TServices>,
   call: ToolCall,
   scope: CallServices<TRight, TServices> | undefined,
@@ -175,7 +176,7 @@ export async function runTool<TRight extends string, TServices>(
   } finally {
     scope.assertClean(tool);
   }
-  return assertJsonObject(tool.name, tool.runtime.presenter.present(value, { now: runner.clock() }));
+  return assertJsonObject(tool.name, tool.runtime.presenter.present(value, { now: host.clock() }));
 }
 
 /** Renders what an outward tool would send, with every outward port closed (I9). */

@@ -1,25 +1,19 @@
+import type { Lease } from '../contract/guard.js';
 import { ConfigurationError } from '../errors.js';
 
-/** How long a claim core holds lasts, and how often its holder renews it. */
-export interface Lease {
-  readonly leaseMs: number;
-  readonly renewMs: number;
-}
+export type { Lease };
 
 /** The default lease of the claims core holds while a call runs: a crashed holder's claim lapses within it. */
 export const DEFAULT_LEASE_MS = 10_000;
 
 /**
- * Checks a claim's lease against its renewal interval and the unit of
- * work's longest wait: a renewal started on time that waits its longest
- * for a connection or a lock must still land before the lease lapses, so
- * `leaseMs > renewMs + maxWaitMs`. `renewMs` defaults to a fifth of the lease.
+ * A claim's lease from a guard factory's options: `leaseMs` (default
+ * {@link DEFAULT_LEASE_MS}) and `renewMs` (default a fifth of it), each a
+ * positive integer of milliseconds, the renewal shorter than the lease.
+ * `createServer` checks too that the lease outlasts a renewal plus the unit
+ * of work's longest wait for a connection or lock.
  */
-export function leaseOf(
-  who: string,
-  options: { readonly leaseMs?: number; readonly renewMs?: number },
-  maxWaitMs = 0,
-): Lease {
+export function leaseOf(who: string, options: { readonly leaseMs?: number; readonly renewMs?: number }): Lease {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const renewMs = options.renewMs ?? Math.floor(leaseMs / 5);
   for (const [name, value] of [
@@ -27,15 +21,10 @@ export function leaseOf(
     ['renewMs', renewMs],
   ] as const) {
     if (!Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647)
-      throw new ConfigurationError(
-        `createServer: ${who}.${name} must be a positive integer of milliseconds.`,
-      );
+      throw new ConfigurationError(`${who}: ${name} must be a positive integer of milliseconds.`);
   }
-  if (leaseMs <= renewMs + maxWaitMs) {
-    throw new ConfigurationError(
-      `createServer: ${who}.leaseMs (${leaseMs} ms) must exceed ${who}.renewMs (${renewMs} ms) plus the unit of work's longest wait for a connection or lock (maxWaitMs, ${maxWaitMs} ms), or a renewal that waits its longest lands after the lease lapsed. Raise leaseMs, or lower renewMs or the wait.`,
-    );
-  }
+  if (leaseMs <= renewMs)
+    throw new ConfigurationError(`${who}: leaseMs (${leaseMs} ms) must exceed renewMs (${renewMs} ms).`);
   return Object.freeze({ leaseMs, renewMs });
 }
 

@@ -1,4 +1,4 @@
-import type { BuildContext, PlannedTool } from '../contract/guard.js';
+import type { BuildContext, PlannedTool } from '../contract/call.js';
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 

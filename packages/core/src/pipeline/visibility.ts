@@ -1,54 +1,9 @@
 import type { Connection } from '../context.js';
-import type { Guard } from '../contract/guard.js';
-import type { ToolDefinition } from '../contract/tool.js';
+import type { VisibleTool } from '../contract/call.js';
+import type { VisibilityGuard, VisibilityPurpose } from '../contract/guard.js';
 import type { ToolErrorInit } from '../errors.js';
-
-/** Why a tool is hidden from a connection; shown when it is called anyway (I7). */
-export interface HiddenReason {
-  readonly reason: string;
-  /** What the caller can do about it. */
-  readonly fix: string;
-}
-
-/** What a visibility rule sees of a tool. */
-export type VisibleTool = Pick<ToolDefinition, 'name' | 'title' | 'effect' | 'requires'>;
-
-/** Hides a tool from a connection (by toolset, plan, …); returns the reason, or nothing. */
-export type VisibilityRule<TRight extends string> = (
-  tool: VisibleTool,
-  connection: Connection<TRight>,
-) => HiddenReason | undefined | Promise<HiddenReason | undefined>;
-
-type ConnectionCheck = NonNullable<Guard['connection']>;
-
-/** Whether a connection is listed by `right`: it holds it, or (OAuth) the person could with more scopes. */
-const listable = (connection: Connection, right: string): boolean =>
-  connection.rights.has(right) || (connection.scope?.listed.has(right) ?? false);
-
-const missingRights = (tool: VisibleTool, connection: Connection): ToolErrorInit | undefined => {
-  const missing = tool.requires.filter((right) => !connection.rights.has(right));
-  if (missing.length === 0) return undefined;
-  const plural = missing.length > 1 ? 's' : '';
-  const scopes =
-    connection.scope && missing.every((right) => listable(connection, right))
-      ? connection.scope.scopesFor(tool.requires)
-      : [];
-  if (scopes.length > 0) {
-    // OAuth: the person holds the rights, the access token's scopes do not grant them (I7)
-    return {
-      code: 'missing_right',
-      message: `${tool.name} requires the right${plural} ${missing.join(', ')}, which this access token's scopes do not grant.`,
-      fix: `Authorize again with the scope${scopes.length > 1 ? 's' : ''} ${scopes.join(' ')} added, then retry.`,
-      details: { tool: tool.name, missing_rights: missing, scopes: [...scopes] },
-    };
-  }
-  return {
-    code: 'missing_right',
-    message: `${tool.name} requires the right${plural} ${missing.join(', ')}, which this connection does not hold.`,
-    fix: 'Ask a workspace admin to grant the right to the token’s creator and issue a token that includes it.',
-    details: { tool: tool.name, missing_rights: missing },
-  };
-};
+import { isPlainObject } from '../json.js';
+import { refusalIn } from './guardSet.js';
 
 const storeDown: ToolErrorInit = {
   code: 'store_unavailable',
@@ -56,90 +11,80 @@ const storeDown: ToolErrorInit = {
   fix: 'Retry shortly.',
 };
 
+/** The scopes a `missing_right` refusal names (OAuth step-up, I7), if any. */
+function scopesIn(refusal: ToolErrorInit | undefined): readonly string[] | undefined {
+  if (refusal?.code !== 'missing_right' || !isPlainObject(refusal.details)) return undefined;
+  const scopes = refusal.details.scopes;
+  return Array.isArray(scopes) && scopes.length > 0 && scopes.every((s) => typeof s === 'string')
+    ? (scopes as string[])
+    : undefined;
+}
+
 /**
- * The one visibility decision (I6, I7): `tools/list` shows exactly the tools
- * `tools/call` would not refuse as hidden. First the connection-wide checks
- * (a tenant switched off hides everything), then the tool's required rights,
- * then the host's rules. A check that throws hides (fails closed). The one
- * exception is OAuth step-up: a tool within the person's rights but outside
- * the token's scopes is listed, and a call to it is refused `missing_right`
- * (over HTTP the transport answers 403 `insufficient_scope` first).
+ * The one visibility decision (I3, I4, I6, I7), from the server's
+ * visibility guards: `tools/list` shows exactly the tools `tools/call`
+ * would not refuse as hidden. First every guard's `connection` check (a
+ * tenant switched off hides everything; one that throws is an outage),
+ * then every guard's `tool` check. The one exception is OAuth step-up: a
+ * guard may list a tool (`purpose: 'list'`) that it refuses to call
+ * (`missing_right` naming `details.scopes`); over HTTP the transport then
+ * answers 403 `insufficient_scope` first.
  */
-export function createVisibility<TRight extends string>(
-  connectionChecks: readonly ConnectionCheck[],
-  rules: readonly VisibilityRule<TRight>[],
-) {
+export function createVisibility(guards: readonly VisibilityGuard[]) {
+  const onConnection = guards.filter((g) => g.connection !== undefined);
+  const onTool = guards.filter((g) => g.tool !== undefined);
+
   const connectionRefusal = async (connection: Connection): Promise<ToolErrorInit | undefined> => {
-    for (const check of connectionChecks) {
-      let refusal: ToolErrorInit | undefined;
+    for (const guard of onConnection) {
+      let decision: unknown;
       try {
-        refusal = await check(connection);
+        decision = await guard.connection!(connection);
       } catch {
         return storeDown;
       }
-      if (refusal) return refusal;
+      const refused = refusalIn(guard, decision);
+      if (refused) return refused;
     }
     return undefined;
   };
 
-  const ruleRefusal = async (
+  const toolRefusal = async (
     tool: VisibleTool,
     connection: Connection,
+    purpose: VisibilityPurpose,
   ): Promise<ToolErrorInit | undefined> => {
-    for (const rule of rules) {
-      const hidden = await rule(tool, connection as Connection<TRight>);
-      if (hidden) {
-        return {
-          code: 'tool_hidden',
-          message: `${tool.name} is hidden: ${hidden.reason}`,
-          fix: hidden.fix,
-          details: { tool: tool.name },
-        };
-      }
+    for (const guard of onTool) {
+      const refused = refusalIn(guard, await guard.tool!(tool, connection, purpose));
+      if (refused) return refused;
     }
     return undefined;
-  };
-
-  /** Listed: the person's rights cover it (under OAuth, with any declared scope) and no rule hides it. */
-  const listed = async (tool: VisibleTool, connection: Connection): Promise<boolean> => {
-    if (!tool.requires.every((right) => listable(connection, right))) return false;
-    return (await ruleRefusal(tool, connection)) === undefined;
   };
 
   return Object.freeze({
-    /** Why `tool` is refused to `connection` when called, or nothing: calls need `rights`, not only `scope.listed`. */
+    /** Why `tool` is refused to `connection` when called, or nothing. */
     async refusal(tool: VisibleTool, connection: Connection): Promise<ToolErrorInit | undefined> {
-      return (
-        (await connectionRefusal(connection)) ??
-        missingRights(tool, connection) ??
-        (await ruleRefusal(tool, connection))
-      );
+      return (await connectionRefusal(connection)) ?? (await toolRefusal(tool, connection, 'call'));
     },
-    /**
-     * The tools `connection` sees, from the same decision. Under OAuth a tool
-     * within the person's rights but outside the token's scopes is listed
-     * (I7's step-up exception); a call to it is still refused.
-     */
+    /** The tools `connection` sees, from the same decision (listed for the step-up exception, I7). */
     async visible<T extends { readonly tool: VisibleTool }>(
-      plans: readonly T[],
+      compiled: readonly T[],
       connection: Connection,
     ): Promise<readonly T[]> {
       if (await connectionRefusal(connection)) return [];
-      const shown = await Promise.all(plans.map((p) => listed(p.tool, connection)));
-      return plans.filter((_p, i) => shown[i]);
+      const refused = await Promise.all(compiled.map((c) => toolRefusal(c.tool, connection, 'list')));
+      return compiled.filter((_c, i) => refused[i] === undefined);
     },
     /**
      * OAuth step-up (I7): the scopes to ask for when `tool` is listed to
-     * `connection` but its token's scopes do not grant the tool's rights;
-     * nothing when the call is allowed, hidden, or no declared scope covers it.
+     * `connection` but a guard refuses the call for want of them; nothing
+     * for a connection without OAuth scopes, or a call allowed or hidden.
      */
     async stepUp(tool: VisibleTool, connection: Connection): Promise<readonly string[] | undefined> {
-      const { scope } = connection;
-      if (!scope || tool.requires.every((right) => connection.rights.has(right))) return undefined;
+      if (!connection.scope) return undefined;
       if (await connectionRefusal(connection)) return undefined;
-      if (!(await listed(tool, connection))) return undefined;
-      const scopes = scope.scopesFor(tool.requires);
-      return scopes.length > 0 ? scopes : undefined;
+      const scopes = scopesIn(await toolRefusal(tool, connection, 'call'));
+      if (!scopes) return undefined;
+      return (await toolRefusal(tool, connection, 'list')) === undefined ? scopes : undefined;
     },
   });
 }

@@ -96,13 +96,24 @@ export function checkDefinition(
   }
   refuseInstructions(name, 'the description', def.description, rules);
   if (def.title) refuseInstructions(name, 'the title', def.title, rules);
-  walkSchema(inputSchema, ({ path, name: property, description }) => {
-    if (property !== undefined && rules.tenantLikeNames.has(squash(property))) {
-      throw new ConfigurationError(
-        `Tool ${name}: input property "${path}" looks like a tenant selector. The tenant comes from the credential, never from arguments (I3).`,
-      );
-    }
+  refuseTenantLike(name, inputSchema, rules.tenantLikeNames);
+  walkSchema(inputSchema, ({ path, description }) => {
     if (description !== undefined)
       refuseInstructions(name, `the description of "${path || 'input'}"`, description, rules);
+  });
+}
+
+/**
+ * Refuses an input schema with a tenant-like property anywhere in it (I3):
+ * the tenant comes from the credential, never from arguments. `names` are
+ * squashed (lower case, letters and digits only), as {@link definitionRules} makes them.
+ */
+export function refuseTenantLike(tool: string, inputSchema: JsonSchema, names: ReadonlySet<string>): void {
+  walkSchema(inputSchema, ({ path, name: property }) => {
+    if (property !== undefined && names.has(squash(property))) {
+      throw new ConfigurationError(
+        `Tool ${tool}: input property "${path}" looks like a tenant selector. The tenant comes from the credential, never from arguments (I3).`,
+      );
+    }
   });
 }

@@ -56,8 +56,8 @@ async function beforeCredential<TRight extends string>(
   let gated: GateRefusal | undefined;
   try {
     gated = await outage.deadlines.within(
-      server.checkGate({ transport: request.transport }),
-      'The gate checks',
+      server.admit({ transport: request.transport }),
+      'The admission guards',
     );
   } catch (error) {
     return storeDown(error, outage);
@@ -126,7 +126,11 @@ async function credential<TRight extends string>(
   } catch (error) {
     return storeDown(error, outage);
   }
-  if (decision.ok) return { connection: decision.connection };
+  if (decision.ok) {
+    const { connection } = decision;
+    const named = presented.transportTenant;
+    return { connection: named === undefined ? connection : { ...connection, transportTenant: named } };
+  }
   return { refusal: { status: decision.status, reason: decision.reason }, step: 'credential' };
 }
 

@@ -11,8 +11,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from '../context.js';
-import type { CallResult } from '../contract/envelope.js';
-import type { GatehouseServer } from '../server.js';
+import type { GatehouseServer, ToolAnswer } from '../server.js';
 import { type RequestFacts, type RequestSpan, startRequest } from '../telemetry.js';
 import { capOutgoing } from './echoes.js';
 import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
@@ -123,13 +122,13 @@ export function sdkServer<TRight extends string>(
       );
     return traced(span, async () => {
       const state = ctx.mcpReq.requestState();
-      const result = await server.callTool(await connection(), name, request.params.arguments, {
+      const answer = await server.answer(await connection(), name, request.params.arguments, {
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,
         span,
         ...(typeof state === 'string' ? { requestState: state } : {}),
       });
-      return askPerson(result, state, sdk, ctx) ?? (result as unknown as CallToolResult);
+      return askPerson(answer, state, sdk, ctx) ?? (answer.result as unknown as CallToolResult);
     });
   });
   return sdk;
@@ -137,20 +136,6 @@ export function sdkServer<TRight extends string>(
 
 /** The inputResponses key of the approval's URL elicitation. */
 const APPROVAL_INPUT = 'approval';
-
-/** Where a person approves the call's action, when `result` says one must and it is still undecided. */
-function approvalOf(result: CallResult): { readonly url: string; readonly id: string } | undefined {
-  const s = result.structuredContent;
-  const fromPreview =
-    s?.status === 'PREVIEW' && s.approval === 'person' ? (s as Record<string, unknown>) : undefined;
-  const error =
-    s?.status === 'error' ? (s.error as { code?: unknown; details?: Record<string, unknown> }) : undefined;
-  const pending = error?.code === 'approval_pending' ? error.details : undefined;
-  const where = fromPreview ?? pending;
-  const url = where?.approval_url;
-  const id = where?.pending_action_id;
-  return typeof url === 'string' && typeof id === 'string' ? { url, id } : undefined;
-}
 
 /**
  * Whether the client declared URL-mode elicitation: on the 2026-07-28 era in
@@ -174,12 +159,12 @@ function declaresUrlElicitation(sdk: Server, ctx: ServerContext): boolean {
  * (`approval_pending`, the URL in it), so the model can tell the user.
  */
 function askPerson(
-  result: CallResult,
+  answer: ToolAnswer,
   state: unknown,
   sdk: Server,
   ctx: ServerContext,
 ): CallToolResult | undefined {
-  const approval = approvalOf(result);
+  const { approval } = answer;
   if (!approval || !declaresUrlElicitation(sdk, ctx)) return undefined;
   if (typeof state === 'string') {
     const answer = ctx.mcpReq.inputResponses?.[APPROVAL_INPUT] as { action?: unknown } | undefined;
@@ -192,6 +177,6 @@ function askPerson(
         url: approval.url,
       }),
     },
-    requestState: approval.id,
+    requestState: approval.pendingActionId,
   }) as unknown as CallToolResult;
 }

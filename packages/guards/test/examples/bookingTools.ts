@@ -1,11 +1,19 @@
 /**
  * The tools the guard docs quote: a small booking product in memory, with a
- * create tool (`creates`), an update tool (`versionGuard`, and a guard
- * written inline with the tool's types), a batch tool (`batchGuard`), a
+ * create tool (`g.duplicate`), an update tool (`g.version`, and a guard
+ * written inline with the tool's types), a batch tool (`g.batchCount`), a
  * call guard and a unit guard of the host's own.
  */
-import { type Authenticate, createGatehouse, defineGuard, digest, ToolError } from '@gatehousejs/core';
-import { batchGuard, versionGuard } from '@gatehousejs/guards';
+import {
+  ALLOW,
+  type Authenticate,
+  createGatehouse,
+  defineGuard,
+  deny,
+  digest,
+  ToolError,
+} from '@gatehousejs/core';
+import { toolGuards } from '@gatehousejs/guards';
 import { z } from 'zod';
 
 export interface Booking {
@@ -80,6 +88,7 @@ export function bookingProduct() {
       bookings: new Bookings(rows, connection.tenantId),
       mailer: ports.mailer,
     }),
+    toolGuards, // g.version, g.batchCount and g.duplicate in a tool's guards, typed by the tool
   });
 
   const versionOf = (b: Booking) => digest({ revision: b.revision, id: b.id, start: b.start }).slice(0, 16);
@@ -109,47 +118,36 @@ export function bookingProduct() {
 
   // #region call-guard
   const businessHours = defineGuard({
+    kind: 'call',
     name: 'businessHours',
     effects: ['notify', 'wake'], // omit for all classes
     check: ({ now }) => {
       const hour = now.getUTCHours();
-      if (hour >= 7 && hour < 19) return undefined;
-      return {
+      if (hour >= 7 && hour < 19) return ALLOW;
+      return deny({
         code: 'tool_hidden',
         message: 'Outward actions are paused outside 07–19 UTC.',
         fix: 'Retry during business hours.',
-      };
+      });
     },
   });
   // #endregion call-guard
 
   // #region unit-guard
   const notStarted = defineGuard<{ id: string }, Services>({
+    kind: 'unit',
     name: 'notStarted',
-    stage: 'unit',
     check: ({ input, services, now }) => {
       const booking = services.bookings.lookup(input.id);
-      if (!booking || Date.parse(booking.start) > now.getTime()) return undefined;
-      return {
+      if (!booking || Date.parse(booking.start) > now.getTime()) return ALLOW;
+      return deny({
         code: 'conflict',
         message: `Booking ${booking.id} has started; it can no longer be moved.`,
         fix: 'Create a follow-up booking instead.',
-      };
+      });
     },
   });
   // #endregion unit-guard
-
-  // #region version
-  const versionCheck = versionGuard<{ id: string }, Services>({
-    readTool: 'find_bookings',
-    current: ({ input, services }) => {
-      const booking = services.bookings.lookup(input.id);
-      if (!booking) return undefined;
-      const object = present(booking); // as a read presents it, version included
-      return { version: object.version, object };
-    },
-  });
-  // #endregion version
 
   const createBookingInput = z.object({ customer_id: z.string(), start: z.string() });
   const updateBookingInput = z.object({ id: z.string(), version: z.string(), start: z.string() });
@@ -178,12 +176,14 @@ export function bookingProduct() {
       requires: ['bookings.write'],
       input: createBookingInput,
       presenter: bookingPresenter,
-      creates: {
-        updateTool: 'update_booking',
-        noun: 'booking',
-        key: (input) => ({ customer_id: input.customer_id, start: input.start }),
-        find: ({ input, services }) => services.bookings.findByKey(input.customer_id, input.start),
-      },
+      guards: (g) => [
+        g.duplicate({
+          updateTool: 'update_booking',
+          noun: 'booking',
+          key: (input) => ({ customer_id: input.customer_id, start: input.start }),
+          find: ({ input, services }) => services.bookings.findByKey(input.customer_id, input.start),
+        }),
+      ],
       run: ({ input, services }) => services.bookings.create(input),
     }),
     // #endregion creates
@@ -196,18 +196,28 @@ export function bookingProduct() {
       presenter: bookingPresenter,
       // #region tool-guards
       guards: (g) => [
-        versionCheck,
+        g.version({
+          field: 'version', // a key of the tool's input: a misspelt one does not compile
+          readTool: 'find_bookings',
+          current: ({ input, services }) => {
+            const booking = services.bookings.lookup(input.id);
+            if (!booking) return undefined;
+            const object = present(booking); // as a read presents it, version included
+            return { version: object.version, object };
+          },
+        }),
         notStarted,
         g.define({
+          kind: 'call',
           name: 'startsAhead',
           check: ({ input, now }) =>
             Date.parse(input.start) > now.getTime()
-              ? undefined
-              : {
+              ? ALLOW
+              : deny({
                   code: 'invalid_arguments',
                   message: `A booking cannot move to ${input.start}: that time has passed.`,
                   fix: 'Choose a start in the future.',
-                },
+                }),
         }),
       ],
       // #endregion tool-guards
@@ -221,8 +231,8 @@ export function bookingProduct() {
       input: rescheduleInput,
       presenter: bookingsPresenter,
       // #region batch
-      guards: [
-        batchGuard<{ filter?: { customer_id: string } }, Services>({
+      guards: (g) => [
+        g.batchCount({
           maxSize: 50,
           match: ({ input, services }) => {
             const found = input.filter ? services.bookings.matching(input.filter) : [];

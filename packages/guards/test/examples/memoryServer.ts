@@ -1,14 +1,18 @@
 // The example of the package README; the region below is quoted there verbatim.
 // #region memory-server
+import { createSwitches } from '@gatehousejs/access';
 import {
   createGatehouse,
   digest,
   MemoryAuditStore,
+  MemoryPendingActionStore,
+  MemoryRateBucketStore,
   MemoryReplayStore,
+  MemorySwitchStore,
   separateCommits,
   ToolError,
 } from '@gatehousejs/core';
-import { batchGuard, versionGuard } from '@gatehousejs/guards';
+import { standardGuards, toolGuards } from '@gatehousejs/guards';
 import { z } from 'zod';
 
 interface Note {
@@ -27,6 +31,7 @@ type Services = { readonly notes: Note[] }; // the caller's tenant's notes only
 const gh = createGatehouse({
   rights: ['notes.write'] as const,
   services: (connection): Services => ({ notes: notes.filter((n) => n.tenantId === connection.tenantId) }),
+  toolGuards, // g.version and g.batchCount below, typed by each tool's input and these services
 });
 const versionOf = (n: Note) => digest({ id: n.id, revision: n.revision }).slice(0, 16);
 const present = (n: Note) => ({ id: n.id, text: n.text, pinned: n.pinned, version: versionOf(n) });
@@ -43,9 +48,9 @@ const updateNote = gh.defineTool({
   requires: ['notes.write'],
   input: z.object({ id: z.string(), version: z.string(), text: z.string().min(1) }),
   presenter: notePresenter,
-  guards: [
+  guards: (g) => [
     // A stale version answers conflict with the current note; nothing runs (I12).
-    versionGuard<{ id: string }, Services>({
+    g.version({
       current: ({ input, services }) => {
         const note = services.notes.find((n) => n.id === input.id);
         return note && { version: versionOf(note), object: present(note) };
@@ -67,9 +72,9 @@ const pinNotes = gh.defineTool({
   requires: ['notes.write'],
   input: z.object({ filter: z.object({ contains: z.string().min(1) }), expected_count: z.number().int() }),
   presenter: notesPresenter,
-  guards: [
+  guards: (g) => [
     // The filter must match exactly expected_count notes, or the error lists them and nothing runs (I13).
-    batchGuard<{ filter: { contains: string } }, Services>({
+    g.batchCount({
       match: ({ input, services }) => {
         const found = services.notes.filter((n) => n.text.includes(input.filter.contains));
         return { total: found.length, sample: found.map(present) };
@@ -83,13 +88,19 @@ const pinNotes = gh.defineTool({
 });
 
 export const audit = new MemoryAuditStore();
+const stores = {
+  replay: new MemoryReplayStore(), // a re-sent write returns its first result
+  pendingActions: new MemoryPendingActionStore(),
+  rateBuckets: new MemoryRateBucketStore(),
+};
+const switches = createSwitches({ store: new MemorySwitchStore(), audit });
 export const server = gh.createServer({
   name: 'notes',
   version: '1.0.0',
   tools: [updateNote, pinNotes],
   authenticate: async () => ({ ok: false, status: 401, reason: 'Plug in your credentials here.' }),
   audit,
-  replay: { store: new MemoryReplayStore() }, // a re-sent write returns its first result
   unitOfWork: separateCommits(), // memory stores commit on their own: the weaker promise
+  guards: standardGuards(stores, { switches }), // tenant, rights, kill switches, rate, replay, confirm, output
 });
 // #endregion memory-server

@@ -1,4 +1,5 @@
 import { type Credentials, createSwitches, toolsetVisibility } from '@gatehousejs/access';
+import { standardGuards } from '@gatehousejs/guards';
 import type { SqliteStores } from '@gatehousejs/stores';
 import type { bookingProduct } from './bookingTools.js';
 
@@ -11,19 +12,20 @@ export function sqliteServer(
   stores: SqliteStores,
   credentials: Pick<Credentials<Right>, 'authenticate'>,
 ) {
-  const switches = createSwitches({ store: stores.switches, audit: stores.audit, retryAfterSeconds: 300 });
+  const switches = createSwitches({ store: stores.switches, audit: stores.audit });
   const server = gh.createServer({
     name: 'booking',
     version: '1.0.0',
     tools,
     authenticate: credentials.authenticate,
     audit: stores.audit,
-    confirm: { store: stores.pendingActions },
-    replay: { store: stores.replay }, // every write and confirm_action (I10)
     unitOfWork: stores.unitOfWork, // the write, its audit row and its replay record commit together
-    rate: { store: stores.rateBuckets }, // per connection and effect class (I7)
-    guards: [switches.guard], // 503 at admission; tenant_disabled hides every tool (I6)
-    visibility: [toolsetVisibility({ compact: ['find_bookings', 'create_booking'] })],
+    guards: [
+      // tenant (I3), rights (I4), kill switches (I6: 503 at admission, tenant_disabled per tenant),
+      // rate buckets (I7), replay (I10), two-step confirm (I9), output cleaning (I16)
+      ...standardGuards(stores, { switches, retryAfterSeconds: 300 }),
+      toolsetVisibility({ compact: ['find_bookings', 'create_booking'] }),
+    ],
   });
   return { server, switches };
 }

@@ -1,4 +1,6 @@
+import { createSwitches } from '@gatehousejs/access';
 import { type Authenticate, createGatehouse, jsonSchema, type Presenter } from '@gatehousejs/core';
+import { standardGuards } from '@gatehousejs/guards';
 import type { BookingInput } from './crashSafeWrite.js';
 import type { ProductDatabase } from './setup.js';
 
@@ -53,16 +55,24 @@ export function createBookingServer(product: ProductDatabase, authenticate: Auth
     presenter: bookingPresenter,
     run: ({ input, services }) => services.book(input),
   });
+  // The kill switches, in the same database (I6).
+  const switches = createSwitches({
+    store: stores.switches,
+    audit: stores.audit,
+    unitOfWork: stores.unitOfWork,
+  });
   return gh.createServer({
     name: 'bookings',
     version: '1.0.0',
     tools: [bookSlot],
     authenticate,
     audit: stores.audit,
-    replay: { store: stores.replay },
     unitOfWork: stores.unitOfWork,
-    rate: { store: stores.rateBuckets, limits: { write: { capacity: 30, refillPerSecond: 0.5 } } },
-    confirm: { store: stores.pendingActions },
+    // Replay records, rate buckets and pending actions on the same stores: one transaction per write.
+    guards: standardGuards(stores, {
+      switches,
+      rate: { limits: { write: { capacity: 30, refillPerSecond: 0.5 } } },
+    }),
   });
 }
 

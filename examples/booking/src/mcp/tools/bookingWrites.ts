@@ -1,5 +1,4 @@
-import { type Creates, type ToolDefinition, ToolError } from '@gatehousejs/core';
-import { batchGuard, versionGuard } from '@gatehousejs/guards';
+import { type ToolDefinition, ToolError } from '@gatehousejs/core';
 import { presentInstant } from '@gatehousejs/presenters';
 import type { z } from 'zod';
 import type { Right } from '../../domain/model.js';
@@ -14,32 +13,7 @@ import type { BatchSelection } from '../../services/bookingWrites.js';
 import type { Services } from '../../services/index.js';
 import type { BookingGatehouse } from '../gatehouse.js';
 
-type CreateInput = z.output<typeof createBookingInput>;
-type UpdateInput = z.output<typeof updateBookingInput>;
 type RescheduleInput = z.output<typeof rescheduleBookingsInput>;
-
-/** The business key of a create (I11): the customer and the exact start. */
-const createsBooking: Creates<CreateInput, Services> = {
-  updateTool: 'update_booking',
-  noun: 'booking',
-  key: (input, { now }) => ({
-    customer_id: input.customer_id,
-    starts_at: presentInstant(input.starts_at, { now }),
-  }),
-  find: ({ input, services }) =>
-    services.bookings.findSameStart(input.customer_id, input.starts_at.epochMilliseconds),
-};
-
-/** The booking as the caller would read it now, for a stale version's `conflict` (I12). */
-const versionOfBooking = versionGuard<UpdateInput, Services>({
-  readTool: 'get_booking',
-  current: async ({ input, services, now }) => {
-    const booking = await services.bookings.lookup(input.id);
-    if (!booking) return undefined;
-    const object = bookingPresenter.present(booking, { now });
-    return { version: object.version, object };
-  },
-});
 
 /** A batch filter in the service's terms. */
 const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
@@ -47,22 +21,6 @@ const filterOf = (filter: NonNullable<RescheduleInput['filter']>) => ({
   technicianId: filter.technician_id,
   fromMs: filter.from.epochMilliseconds,
   toMs: filter.to.epochMilliseconds,
-});
-
-/** The bounded-batch guard (I13): a filter's matches are counted and listed before anything moves. */
-const batchOfBookings = batchGuard<RescheduleInput, Services>({
-  maxSize: 50,
-  match: async ({ input, services, now }) => {
-    if (!input.filter) return { total: 0, sample: [] };
-    const found = await services.bookings.match(filterOf(input.filter));
-    const sample = found.bookings.map((b) => ({
-      id: b.id,
-      customer: b.customer.name,
-      starts_at: presentInstant(b.startsAt, { now }),
-      status: b.status,
-    }));
-    return { total: found.total, sample };
-  },
 });
 
 function selectionOf(input: RescheduleInput): BatchSelection {
@@ -97,7 +55,19 @@ export function bookingWriteTools(gh: BookingGatehouse): ToolDefinition<Right, S
       requires: ['bookings.write'],
       input: createBookingInput,
       presenter: bookingPresenter,
-      creates: createsBooking,
+      guards: (g) => [
+        // the business key of a create (I11): the customer and the exact start
+        g.duplicate({
+          updateTool: 'update_booking',
+          noun: 'booking',
+          key: (input, { now }) => ({
+            customer_id: input.customer_id,
+            starts_at: presentInstant(input.starts_at, { now }),
+          }),
+          find: ({ input, services }) =>
+            services.bookings.findSameStart(input.customer_id, input.starts_at.epochMilliseconds),
+        }),
+      ],
       run: ({ input, services }) => services.bookings.create(newBookingOf(input)),
     }),
     gh.defineTool({
@@ -109,7 +79,19 @@ export function bookingWriteTools(gh: BookingGatehouse): ToolDefinition<Right, S
       requires: ['bookings.write'],
       input: updateBookingInput,
       presenter: bookingPresenter,
-      guards: [versionOfBooking],
+      guards: (g) => [
+        // the booking as the caller would read it now, for a stale version's `conflict` (I12)
+        g.version({
+          field: 'version',
+          readTool: 'get_booking',
+          current: async ({ input, services, now }) => {
+            const booking = await services.bookings.lookup(input.id);
+            if (!booking) return undefined;
+            const object = bookingPresenter.present(booking, { now });
+            return { version: object.version, object };
+          },
+        }),
+      ],
       run: ({ input, services }) =>
         services.bookings.update(input.id, input.version, {
           technicianId: input.technician_id,
@@ -128,7 +110,23 @@ export function bookingWriteTools(gh: BookingGatehouse): ToolDefinition<Right, S
       requires: ['bookings.write'],
       input: rescheduleBookingsInput,
       presenter: bookingListPresenter,
-      guards: [batchOfBookings],
+      guards: (g) => [
+        // bounded batches (I13): a filter's matches are counted and listed before anything moves
+        g.batchCount({
+          maxSize: 50,
+          match: async ({ input, services, now }) => {
+            if (!input.filter) return { total: 0, sample: [] };
+            const found = await services.bookings.match(filterOf(input.filter));
+            const sample = found.bookings.map((b) => ({
+              id: b.id,
+              customer: b.customer.name,
+              starts_at: presentInstant(b.startsAt, { now }),
+              status: b.status,
+            }));
+            return { total: found.total, sample };
+          },
+        }),
+      ],
       run: async ({ input, services }) => ({
         bookings: await services.bookings.reschedule(selectionOf(input), input.shift_minutes),
       }),

@@ -13,7 +13,7 @@ export interface Flaws {
   readonly acceptsApiTokens?: boolean;
   /** I5: the Origin allow-list includes a foreign site. */
   readonly trustsForeignOrigin?: boolean;
-  /** I6: the switches guard is not installed. */
+  /** I6: the kill switch guards read switches nobody sets, so the operator's switches change nothing. */
   readonly ignoresKillSwitch?: boolean;
   /** I7: hidden tools are only filtered out of tools/list; calls run. */
   readonly listOnlyVisibility?: boolean;

@@ -19,6 +19,15 @@ import {
   separateCommits,
 } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
+import {
+  confirmGuard,
+  killSwitchGuards,
+  replayGuard,
+  rightsGuard,
+  type SwitchReader,
+  tenantGuard,
+  untrustedTextGuard,
+} from '@gatehousejs/guards';
 import type { ContractActor, ContractGrant, ContractHost } from '../../../src/index.js';
 import { type DeskData, NoteService, RIGHTS, type Right, seedNotes } from './domain.js';
 import type { Flaws } from './flaws.js';
@@ -50,6 +59,9 @@ const forgetfulReplay: ReplayStore = {
   holds: async () => true,
   renew: async () => true,
 };
+
+/** The I6 flaw: kill switch guards reading switches nobody sets, so the operator's switch changes nothing. */
+const unswitched: SwitchReader = { isGlobalOn: async () => false, tenantAccess: async () => true };
 
 const random = () => crypto.randomUUID().replaceAll('-', '');
 
@@ -91,7 +103,7 @@ export async function startNotesHost(flaws: Flaws = {}, serve: ServeNotes = list
     people,
     rights: RIGHTS,
   });
-  const switches = createSwitches({ store: new MemorySwitchStore(), audit, retryAfterSeconds: 30 });
+  const switches = createSwitches({ store: new MemorySwitchStore(), audit });
   const logLines: string[] = [];
   const mailer = { send: (text: string) => void data.outbox.push(text) };
   const gh = createGatehouse({
@@ -107,15 +119,23 @@ export async function startNotesHost(flaws: Flaws = {}, serve: ServeNotes = list
     version: '1.0.0',
     tools: deskTools(gh, flaws, data),
     authenticate: credentials.authenticate,
-    guards: flaws.ignoresKillSwitch ? [] : [switches.guard],
-    visibility: flaws.listOnlyVisibility ? [] : [toolsetVisibility({ compact: ['find_notes', 'get_note'] })],
+    guards: [
+      tenantGuard(),
+      rightsGuard(),
+      ...killSwitchGuards({
+        switches: flaws.ignoresKillSwitch ? unswitched : switches,
+        retryAfterSeconds: 30,
+      }),
+      ...(flaws.listOnlyVisibility ? [] : [toolsetVisibility({ compact: ['find_notes', 'get_note'] })]),
+      replayGuard({ store: flaws.noReplay ? forgetfulReplay : new MemoryReplayStore() }),
+      confirmGuard({
+        store: flaws.keepsRefusedTokens ? new RevivingPendingStore() : new MemoryPendingActionStore(),
+      }),
+      untrustedTextGuard(),
+    ],
     logger: capturingLogger(logLines),
     audit: flaws.droppedAudit ? dropping : audit,
-    replay: { store: flaws.noReplay ? forgetfulReplay : new MemoryReplayStore() },
     unitOfWork: separateCommits(),
-    confirm: {
-      store: flaws.keepsRefusedTokens ? new RevivingPendingStore() : new MemoryPendingActionStore(),
-    },
     clock,
   });
   const served = await serve(flawedServer(server, flaws, logLines), flaws);

@@ -55,7 +55,7 @@ export function flawedServer(
     name: server.name,
     version: server.version,
     logger: server.logger,
-    checkGate: (request) => server.checkGate(request),
+    admit: (request) => server.admit(request),
     authenticate: async (credential) =>
       flaws.acceptsApiTokens && credential.token.startsWith('api_live_')
         ? { ok: true as const, connection: API_CONNECTION }
@@ -83,15 +83,20 @@ export function flawedServer(
             : t,
         );
     },
-    async callTool(connection, name, args, options) {
+    async answer(connection, name, args, options) {
       if (flaws.logsArguments) logLines.push(JSON.stringify({ event: 'call', tool: name, args }));
       let sent = args;
       if (flaws.stripsUnknownArguments && typeof args === 'object' && args !== null) {
         const allowed = new Set(await allowedArguments(server, connection, name));
         sent = Object.fromEntries(Object.entries(args).filter(([key]) => allowed.has(key)));
       }
-      const result = await server.callTool(connection, name, sent, options);
-      return flaws.rewritesErrors && result.isError ? rewriteError(result) : result;
+      const answered = await server.answer(connection, name, sent, options);
+      return flaws.rewritesErrors && answered.result.isError
+        ? { ...answered, result: rewriteError(answered.result) }
+        : answered;
+    },
+    async callTool(connection, name, args, options) {
+      return (await wrapped.answer(connection, name, args, options)).result;
     },
   };
   return Object.freeze(wrapped);

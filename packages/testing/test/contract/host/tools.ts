@@ -1,5 +1,5 @@
 import type { Gatehouse, Presenter } from '@gatehousejs/core';
-import { batchGuard, versionGuard } from '@gatehousejs/guards';
+import { batchCountGuard, duplicateGuard, versionGuard } from '@gatehousejs/guards';
 import { timeInput } from '@gatehousejs/presenters';
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
@@ -46,11 +46,18 @@ export function deskTools(gh: Gatehouse<Right, Services>, flaws: Flaws, data: De
       );
     },
   });
-  const batch = batchGuard<{ filter?: { title_contains: string } }, Services>({
+  const batch = batchCountGuard<{ filter?: { title_contains: string } }, Services>({
     match: async ({ input, connection }) => {
       const found = find.titled(connection.tenantId, input.filter?.title_contains ?? '');
       return { total: found.length, sample: found.map((n) => ({ id: n.id, title: n.title })) };
     },
+  });
+  const duplicate = duplicateGuard<{ title: string; body: string }, Services>({
+    key: (input) => ({ title: input.title }),
+    find: ({ input, connection }) =>
+      flaws.staleDuplicateLookup ? undefined : find.byTitle(connection.tenantId, input.title),
+    updateTool: 'update_note',
+    noun: 'note',
   });
   return [
     gh.defineTool({
@@ -78,13 +85,7 @@ export function deskTools(gh: Gatehouse<Right, Services>, flaws: Flaws, data: De
       requires: ['notes.write'],
       input: z.object({ title: z.string().min(1).max(120), body: z.string().max(2000) }),
       presenter: note,
-      creates: {
-        key: (input) => ({ title: input.title }),
-        find: ({ input, connection }) =>
-          flaws.staleDuplicateLookup ? undefined : find.byTitle(connection.tenantId, input.title),
-        updateTool: 'update_note',
-        noun: 'note',
-      },
+      guards: [duplicate],
       run: ({ input, services }) => services.notes.create(input.title, input.body),
     }),
     gh.defineTool({

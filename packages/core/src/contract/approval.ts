@@ -1,9 +1,9 @@
-import type { Connection } from './context.js';
-import type { OutwardEffect } from './effects.js';
-import type { Json, JsonObject } from './json.js';
-import type { ApprovalMode } from './storage/pendingActionStore.js';
+import type { Connection } from '../context.js';
+import type { OutwardEffect } from '../effects.js';
+import type { Json, JsonObject } from '../json.js';
+import type { ApprovalMode } from './pending.js';
 
-export type { ApprovalMode } from './storage/pendingActionStore.js';
+export type { ApprovalMode } from './pending.js';
 
 /**
  * Approval by a person (I9): which outward actions need one, where the

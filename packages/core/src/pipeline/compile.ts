@@ -1,21 +1,15 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import {
-  type CallGuard,
-  type Guard,
-  type GuardArgument,
-  stageOf,
-  type UnitGuard,
-} from '../contract/guard.js';
-import type { Creates, ToolDefinition, ToolListing } from '../contract/tool.js';
+import type { GuardArgument } from '../contract/call.js';
+import type { CallGuard, ToolGuard, UnitGuard } from '../contract/guard.js';
+import type { ToolDefinition, ToolListing } from '../contract/tool.js';
 import { EFFECT_TRAITS, type Effect } from '../effects.js';
 import { ConfigurationError, ToolError } from '../errors.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import { isPlainObject } from '../json.js';
 import { strictSchema } from '../schema/strictness.js';
 import { type ArgumentCaps, checkArgumentCaps } from './caps.js';
-import { duplicateCheck } from './duplicate.js';
+import type { GuardSet } from './guardSet.js';
 import { compileOutputCheck, type OutputCheck } from './output.js';
-import { IDEMPOTENCY_ARGUMENT, IDEMPOTENCY_KEY } from './replay.js';
 
 interface PlannedArgument {
   readonly required: boolean;
@@ -23,20 +17,20 @@ interface PlannedArgument {
 }
 
 /**
- * How core runs a tool: a read; a silent write (replay claim, unit of work);
+ * Which way core runs a tool: a read; a silent write (claim, unit of work);
  * an outward tool's preview (I9); `confirm_action`; or `reject_action`.
  */
-export type PlanKind = 'read' | 'write' | 'preview' | 'confirm' | 'reject';
+export type CallRoute = 'read' | 'write' | 'preview' | 'confirm' | 'reject';
 
-/** A tool as one server runs it, computed once when the server is built. */
-export interface ToolPlan<TRight extends string, TServices> {
+/** A tool as one server runs it, compiled once when the server is built. */
+export interface CompiledTool<TRight extends string = string, TServices = unknown> {
   readonly tool: ToolDefinition<TRight, TServices>;
-  readonly kind: PlanKind;
+  readonly route: CallRoute;
   /** The rate bucket a call takes its token from: the effect class, `read` for built-ins. */
   readonly bucket: Effect;
   /** Stateless guards, after the arguments are read (server-wide for the effect, then the tool's). */
   readonly callGuards: readonly CallGuard[];
-  /** Check-then-act guards, inside the unit of work (the create check first, then the tool's). */
+  /** Check-then-act guards, inside the unit of work (server-wide for the effect, then the tool's). */
   readonly unitGuards: readonly UnitGuard[];
   /** Every guard's name, in stage order, for `verify` and docs. */
   readonly guardNames: readonly string[];
@@ -45,6 +39,8 @@ export interface ToolPlan<TRight extends string, TServices> {
   readonly guardArguments: ReadonlyMap<string, PlannedArgument>;
   /** Checks a rendered result against the advertised `outputSchema`, compiled once (I19). */
   readonly checkOutput: OutputCheck;
+  /** The sibling update tool, when a duplicate guard makes this a create tool (I11). */
+  readonly creates: { readonly updateTool: string } | undefined;
 }
 
 function mergeSchema(
@@ -61,40 +57,42 @@ function mergeSchema(
   return Object.freeze({ ...own, properties, ...(required.length > 0 ? { required } : {}) });
 }
 
-function kindOf(tool: Pick<ToolDefinition, 'runtime' | 'effect'>): PlanKind {
+function routeOf(tool: Pick<ToolDefinition, 'runtime' | 'effect'>): CallRoute {
   if (tool.runtime.confirms) return tool.runtime.confirms;
   if (tool.effect === 'read') return 'read';
   return EFFECT_TRAITS[tool.effect].twoStep ? 'preview' : 'write';
 }
 
 /**
- * Plans a tool for a server: its kind and rate bucket, its guards by stage,
- * guard-owned arguments (the replay stage's `idempotency_key` on writes and
- * confirmations, a create's `separate` + `reason`) and the advertised listing.
- * Refuses a `unit` guard on a read tool: it would have no unit of work.
+ * Compiles a tool for a server: its route and rate bucket, its guards by
+ * kind (server-wide ones for its effect class first, then its own),
+ * guard-owned arguments (the claim guard's `idempotency_key` on writes and
+ * confirmations, a duplicate guard's `separate` + `reason`) and the
+ * advertised listing. Refuses a `unit` guard on a read tool: it would have
+ * no unit of work.
  */
-export function planTool<TRight extends string, TServices>(
+export function compileTool<TRight extends string, TServices>(
   tool: ToolDefinition<TRight, TServices>,
-  serverGuards: readonly Guard[],
+  set: GuardSet,
   ajv: Ajv2020,
   outputAjv: Ajv2020,
-): ToolPlan<TRight, TServices> {
-  const kind = kindOf(tool as unknown as ToolDefinition);
+): CompiledTool<TRight, TServices> {
+  const route = routeOf(tool as unknown as ToolDefinition);
   const builtIn = tool.runtime.run === undefined;
-  const applies = (g: Guard) => !g.effects || g.effects.includes(tool.effect);
-  const server = serverGuards.filter((g) => applies(g) && !(builtIn && stageOf(g) === 'unit'));
-  const guards: Guard[] = [
-    ...(tool.creates ? [duplicateCheck(tool.creates as Creates<unknown, unknown>)] : []),
-    ...server,
-    ...tool.guards,
+  const applies = (g: ToolGuard) => !g.effects || g.effects.includes(tool.effect);
+  const callGuards: CallGuard[] = [...set.call.filter(applies), ...tool.guards.filter(isCall)];
+  const unitGuards: UnitGuard[] = [
+    ...(builtIn ? [] : set.unit.filter(applies)),
+    ...tool.guards.filter((g): g is UnitGuard => g.kind === 'unit'),
   ];
-  const callGuards = guards.filter((g): g is CallGuard => stageOf(g) === 'call' && g.check !== undefined);
-  const unitGuards = guards.filter((g): g is UnitGuard => stageOf(g) === 'unit');
-  if (unitGuards.length > 0 && kind !== 'write' && kind !== 'preview') {
+  if (unitGuards.length > 0 && route !== 'write' && route !== 'preview') {
     throw new ConfigurationError(
-      `Tool ${tool.name}: guard ${unitGuards[0]!.name} runs in the unit of work, which ${kind === 'read' ? 'a read tool' : tool.name} does not open for it; use a call-stage guard.`,
+      `Tool ${tool.name}: guard ${unitGuards[0]!.name} runs in the unit of work, which ${route === 'read' ? 'a read tool' : tool.name} does not open for it; use a call guard.`,
     );
   }
+  const creators = unitGuards.filter((g) => g.creates !== undefined);
+  if (creators.length > 1)
+    throw new ConfigurationError(`Tool ${tool.name}: one duplicate guard per create tool (I11).`);
   const own = new Set(Object.keys((tool.listing.inputSchema.properties as JsonObject | undefined) ?? {}));
   const extra = new Map<string, { schema: JsonSchema; required: boolean; guard: string }>();
   const add = (owner: string, name: string, argument: GuardArgument) => {
@@ -108,8 +106,11 @@ export function planTool<TRight extends string, TServices>(
     const schema = strictSchema(argument.schema);
     extra.set(name, { schema, required: argument.required ?? false, guard: owner });
   };
-  if (kind !== 'read' && kind !== 'preview') add('the replay stage', IDEMPOTENCY_KEY, IDEMPOTENCY_ARGUMENT);
-  for (const guard of guards) {
+  if (route !== 'read' && route !== 'preview' && set.claim) {
+    for (const [name, argument] of Object.entries(set.claim.arguments ?? {}))
+      add(`guard ${set.claim.name}`, name, argument);
+  }
+  for (const guard of [...callGuards, ...unitGuards]) {
     for (const [name, argument] of Object.entries(guard.arguments ?? {}))
       add(`guard ${guard.name}`, name, argument);
   }
@@ -122,7 +123,7 @@ export function planTool<TRight extends string, TServices>(
   });
   return Object.freeze({
     tool,
-    kind,
+    route,
     bucket: builtIn ? 'read' : tool.effect,
     callGuards: Object.freeze(callGuards),
     unitGuards: Object.freeze(unitGuards),
@@ -130,8 +131,11 @@ export function planTool<TRight extends string, TServices>(
     listing,
     guardArguments,
     checkOutput: compileOutputCheck(listing, outputAjv),
+    creates: creators[0]?.creates,
   });
 }
+
+const isCall = (g: ToolGuard): g is CallGuard => g.kind === 'call';
 
 /** Arguments split into the tool's own (validated) and the guards' (validated). */
 export interface ReadArguments {
@@ -163,11 +167,11 @@ function illFormedAt(value: unknown, path: string, depth = 0): string | undefine
  * then guard-owned arguments, then the tool's own schema.
  */
 export async function readArguments<TRight extends string, TServices>(
-  plan: ToolPlan<TRight, TServices>,
+  compiled: CompiledTool<TRight, TServices>,
   args: unknown,
   caps: ArgumentCaps,
 ): Promise<ReadArguments> {
-  const { tool, guardArguments } = plan;
+  const { tool, guardArguments } = compiled;
   checkArgumentCaps(tool.name, args, caps);
   const illFormed = illFormedAt(args, '');
   if (illFormed) {

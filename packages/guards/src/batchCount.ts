@@ -1,10 +1,12 @@
 import {
+  ALLOW,
   ConfigurationError,
   type Connection,
+  type Decision,
   defineGuard,
-  type Guard,
+  deny,
   type JsonObject,
-  type ToolErrorInit,
+  type UnitGuard,
 } from '@gatehousejs/core';
 import { inputShape } from '@gatehousejs/core/internal';
 
@@ -15,8 +17,8 @@ export interface BatchMatches {
   readonly sample: readonly JsonObject[];
 }
 
-/** Options of {@link batchGuard}. */
-export interface BatchGuardOptions<TInput, TServices> {
+/** Options of {@link batchCountGuard}. */
+export interface BatchCountGuardOptions<TInput, TServices> {
   /** Counts what the filter matches in the caller's tenant, on the call's own services. */
   readonly match: (query: {
     readonly input: TInput;
@@ -38,23 +40,25 @@ export interface BatchGuardOptions<TInput, TServices> {
  * number, the error lists the matches (bounded, with the total) and nothing
  * runs. Batches over `maxSize` are refused.
  */
-export function batchGuard<TInput, TServices>(
-  options: BatchGuardOptions<TInput, TServices>,
-): Guard<TInput, TServices> {
+export function batchCountGuard<TInput, TServices>(
+  options: BatchCountGuardOptions<TInput, TServices>,
+): UnitGuard<TInput, TServices> {
   const maxSize = options.maxSize ?? 100;
   const maxListed = options.maxListed ?? 20;
   if (!Number.isInteger(maxSize) || maxSize < 1 || !Number.isInteger(maxListed) || maxListed < 1) {
-    throw new ConfigurationError('batchGuard: maxSize and maxListed must be positive integers.');
+    throw new ConfigurationError('batchCountGuard: maxSize and maxListed must be positive integers.');
   }
-  const tooLarge = (total: number): ToolErrorInit => ({
-    code: 'batch_too_large',
-    message: `The batch has ${total} objects; at most ${maxSize} are allowed.`,
-    fix: 'Split it into smaller batches, or narrow the filter.',
-    details: { total, max_size: maxSize },
-  });
+  if (typeof options?.match !== 'function') throw new ConfigurationError('batchCountGuard: match is required.');
+  const tooLarge = (total: number): Decision =>
+    deny({
+      code: 'batch_too_large',
+      message: `The batch has ${total} objects; at most ${maxSize} are allowed.`,
+      fix: 'Split it into smaller batches, or narrow the filter.',
+      details: { total, max_size: maxSize },
+    });
   return defineGuard<TInput, TServices>({
-    name: 'batch',
-    stage: 'unit',
+    kind: 'unit',
+    name: 'batchCount',
     effects: ['write'],
     verify(tool) {
       const { properties } = inputShape(tool);
@@ -64,25 +68,24 @@ export function batchGuard<TInput, TServices>(
         );
       }
     },
-    async check({ input: sent, services, connection, now }) {
+    async check({ input: sent, services, connection, now }): Promise<Decision> {
       const input = sent as TInput & {
         ids?: readonly string[];
         filter?: unknown;
         expected_count?: number;
       };
-      if (Array.isArray(input.ids))
-        return input.ids.length > maxSize ? tooLarge(input.ids.length) : undefined;
+      if (Array.isArray(input.ids)) return input.ids.length > maxSize ? tooLarge(input.ids.length) : ALLOW;
       if (typeof input.expected_count !== 'number') {
-        return {
+        return deny({
           code: 'invalid_arguments',
           message: 'A filter needs expected_count: how many objects you expect it to match.',
           fix: 'Count the matches first (a find tool), then send expected_count, or send explicit ids.',
-        };
+        });
       }
       const matches = await options.match({ input: sent, services, connection, now });
       if (matches.total > maxSize) return tooLarge(matches.total);
-      if (matches.total === input.expected_count) return undefined;
-      return {
+      if (matches.total === input.expected_count) return ALLOW;
+      return deny({
         code: 'batch_count_mismatch',
         message: `The filter matches ${matches.total} objects, not ${input.expected_count}; nothing changed.`,
         fix: 'Check the matches in details, then send explicit ids or the right expected_count.',
@@ -91,7 +94,7 @@ export function batchGuard<TInput, TServices>(
           total: matches.total,
           matches: [...matches.sample.slice(0, maxListed)],
         },
-      };
+      });
     },
   });
 }
