@@ -43,12 +43,12 @@ export interface BatchCountGuardOptions<TInput, TServices> {
 export function batchCountGuard<TInput, TServices>(
   options: BatchCountGuardOptions<TInput, TServices>,
 ): UnitGuard<TInput, TServices> {
+  if (typeof options?.match !== 'function') throw new ConfigurationError('batchCountGuard: match is required.');
   const maxSize = options.maxSize ?? 100;
   const maxListed = options.maxListed ?? 20;
   if (!Number.isInteger(maxSize) || maxSize < 1 || !Number.isInteger(maxListed) || maxListed < 1) {
     throw new ConfigurationError('batchCountGuard: maxSize and maxListed must be positive integers.');
   }
-  if (typeof options?.match !== 'function') throw new ConfigurationError('batchCountGuard: match is required.');
   const tooLarge = (total: number): Decision =>
     deny({
       code: 'batch_too_large',

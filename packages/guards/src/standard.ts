@@ -49,14 +49,18 @@ export interface StandardGuardsOptions<TRight extends string = string> {
 
 const isGuard = (value: unknown): value is Guard => typeof (value as { kind?: unknown } | undefined)?.kind === 'string';
 
+/** The built-in guard from `given` options, or `given` itself when it is a guard of that kind (and duty). */
 function pick<TGuard extends Guard, TOptions>(
   given: TGuard | TOptions | undefined,
-  kind: Guard['kind'],
-  what: string,
+  slot: { readonly kind: Guard['kind']; readonly what: string; readonly duty?: string },
   build: (options: TOptions | undefined) => TGuard,
 ): TGuard {
   if (!isGuard(given)) return build(given as TOptions | undefined);
-  if (given.kind !== kind) throw new ConfigurationError(`standardGuards: ${what} must be a ${kind} guard, or its options.`);
+  const duty = (given as { duty?: string }).duty;
+  if (given.kind !== slot.kind || (slot.duty !== undefined && duty !== slot.duty)) {
+    const needs = slot.duty ? `a ${slot.kind} guard with duty '${slot.duty}'` : `a ${slot.kind} guard`;
+    throw new ConfigurationError(`standardGuards: ${slot.what} must be ${needs}, or its options.`);
+  }
   return given as TGuard;
 }
 
@@ -84,13 +88,19 @@ export function standardGuards<TRight extends string = string>(
     ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
   });
   return Object.freeze([
-    pick<VisibilityGuard<TRight>, TenantGuardOptions>(options.tenant, 'visibility', 'tenant', (o) => tenantGuard(o)),
-    options.rights ?? rightsGuard(),
+    pick<VisibilityGuard<TRight>, TenantGuardOptions>(
+      options.tenant,
+      { kind: 'visibility', what: 'tenant', duty: 'tenant' },
+      (o) => tenantGuard(o),
+    ),
+    pick(options.rights, { kind: 'visibility', what: 'rights', duty: 'rights' }, () => rightsGuard()),
     ...switches,
-    pick(options.rate, 'rate', 'rate', (o) => rateGuard({ ...o, store: stores.rateBuckets })),
-    pick(options.replay, 'claim', 'replay', (o) => replayGuard({ ...o, store: stores.replay })),
-    pick(options.confirm, 'outward', 'confirm', (o) => confirmGuard<TRight>({ ...o, store: stores.pendingActions })),
-    options.output ?? untrustedTextGuard(),
+    pick(options.rate, { kind: 'rate', what: 'rate' }, (o) => rateGuard({ ...o, store: stores.rateBuckets })),
+    pick(options.replay, { kind: 'claim', what: 'replay' }, (o) => replayGuard({ ...o, store: stores.replay })),
+    pick(options.confirm, { kind: 'outward', what: 'confirm' }, (o) =>
+      confirmGuard<TRight>({ ...o, store: stores.pendingActions }),
+    ),
+    pick(options.output, { kind: 'output', what: 'output' }, () => untrustedTextGuard()),
   ] as readonly Guard<TRight>[]);
 }
 

@@ -52,7 +52,7 @@ export interface VersionGuardOptions<TInput, TServices> {
 export function versionGuard<TInput, TServices>(
   options: VersionGuardOptions<TInput, TServices>,
 ): UnitGuard<TInput, TServices> {
-  if (typeof options.current !== 'function')
+  if (typeof options?.current !== 'function')
     throw new ConfigurationError('versionGuard: current is required.');
   const field = options.field ?? 'version';
   return defineGuard<TInput, TServices>({
