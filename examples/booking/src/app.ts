@@ -1,12 +1,14 @@
 import { type Credentials, createCredentials, createSwitches, type Switches } from '@gatehousejs/access';
-import type {
-  Approver,
-  BucketLimit,
-  CredentialStore,
-  Effect,
-  GatehouseServer,
-  Telemetry,
-  UnitOfWork,
+import {
+  type Approver,
+  type BucketLimit,
+  type CredentialStore,
+  type Effect,
+  errorLog,
+  type GatehouseServer,
+  type OnError,
+  type Telemetry,
+  type UnitOfWork,
 } from '@gatehousejs/core';
 import { type Logger, pino } from 'pino';
 import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
@@ -211,7 +213,7 @@ function wire(
     logger,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.replayLeaseMs ? { replayLeaseMs: options.replayLeaseMs } : {}),
-    onInternalError: internalErrorLogger(logger),
+    onError: operatorErrorLog(logger, clock),
     pageUrl: publicUrl.of,
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
@@ -286,11 +288,20 @@ function accessControl(database: BookingDatabase, people: PeopleDirectory, clock
   return { credentialStore, credentials, credentialsOver, switches };
 }
 
-/** Logs an unexpected error by correlation id and type; its detail (message, stack) only at debug level. */
-function internalErrorLogger(logger: Logger) {
-  return (error: unknown, correlationId: string) => {
-    const type = error instanceof Error ? error.name : typeof error;
-    logger.error({ correlation_id: correlationId, error_type: type }, 'internal error');
-    logger.debug({ correlation_id: correlationId, err: error }, 'internal error detail');
+/**
+ * The server's `onError` as log lines an operator can live with, on the
+ * product's clock (`errorLog` of core): a tool call's failure once, by its
+ * correlation id and error type; a store outage behind admission (every
+ * request answers 503) at warn and a transport's fault at error, each at
+ * most once a minute per error type, then one line with the suppressed
+ * count; never the error's message. A call's error detail (message, stack)
+ * goes to debug level only. Clients' protocol mistakes never get here: core
+ * logs them (with the other refusals) at info, just as rate-limited.
+ */
+function operatorErrorLog(logger: Logger, clock: () => Date): OnError {
+  const lines = errorLog(logger, { now: () => clock().getTime() });
+  return (error, facts) => {
+    lines(error, facts);
+    if (facts.correlationId) logger.debug({ correlation_id: facts.correlationId, err: error }, 'internal error detail');
   };
 }

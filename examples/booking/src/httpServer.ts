@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { errorLog, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '@gatehousejs/core';
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '@gatehousejs/core';
 import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
@@ -18,19 +18,6 @@ export interface Serving extends AsyncDisposable {
   close(): Promise<void>;
   /** Fails readiness, stops accepting, lets requests in flight finish (see core's `Listening.shutdown`). */
   shutdown(options?: ShutdownOptions): Promise<ShutdownReport>;
-}
-
-/**
- * The transport's `onerror` as log lines an operator can live with, on the
- * product's clock: a store outage behind admission (every request answers
- * 503) at warn, a fault of this server at error, each at most once a minute
- * per error type, then one line with the suppressed count; never the
- * error's message. Clients' protocol mistakes never get here: core logs them
- * (with the other refusals) at info, just as rate-limited.
- */
-export function transportErrorLog(app: BookingApp, transport: 'http' | 'stdio') {
-  const clock = app.mcp.clock ?? (() => new Date());
-  return errorLog(app.logger, { transport, now: () => clock().getTime() });
 }
 
 const NOT_FOUND = 'Not found. The MCP endpoint is /mcp; the API is /api; the pages start at /signin.';
@@ -91,7 +78,6 @@ export async function serveHttp(
     // with a configured origin, listen serves the protected-resource metadata and names it in 401 challenges
     ...(app.publicUrl.configured ? { oauth: resourceMetadataOptions(app.publicUrl.get()) } : {}),
     health: { ready: () => app.credentialStore.findById('readiness-probe') },
-    onerror: transportErrorLog(app, 'http'),
   });
   app.publicUrl.listeningAt(served.url);
   return {

@@ -3,7 +3,7 @@ import { type BookingApp, createBookingApp } from './app.js';
 import { banner } from './banner.js';
 import { DEMO, databaseConfig, portOf, rateLimitsOf, replayLeaseOf, UsageError } from './config.js';
 import { rotateDemoToken } from './demoToken.js';
-import { type Serving, serveHttp, transportErrorLog } from './httpServer.js';
+import { type Serving, serveHttp } from './httpServer.js';
 import { createSignInLink } from './pages/index.js';
 import { type BookingTelemetry, startTelemetry } from './telemetry.js';
 
@@ -101,10 +101,7 @@ async function serve(app: BookingApp, telemetry: BookingTelemetry | undefined): 
 function serveOneStdioConnection(app: BookingApp, telemetry: BookingTelemetry | undefined): void {
   const token = process.env.BOOKING_TOKEN;
   if (!token) throw new UsageError('Set BOOKING_TOKEN to an MCP token (npm run booking -- token create …).');
-  const handle = serveStdio(app.mcp, {
-    token,
-    onerror: transportErrorLog(app, 'stdio'),
-  });
+  const handle = serveStdio(app.mcp, { token });
   process.stdin.once('end', () => {
     void handle.close().finally(async () => {
       await app.close();

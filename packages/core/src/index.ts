@@ -109,7 +109,7 @@ export type { ErrorLogOptions } from './serve/errorLog.js';
 export { errorLog } from './serve/errorLog.js';
 export type { ProtectedResourceMetadata, ProtectedResourceOptions } from './serve/oauthMetadata.js';
 export { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from './serve/oauthMetadata.js';
-export type { ErrorReport, OnError } from './serve/report.js';
+export type { ErrorFacts, OnError } from './serve/report.js';
 export type { CallOptions, GatehouseServer, ServerOptions } from './server.js';
 export type { AuditEntry, AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
 export { auditRow, MemoryAuditStore } from './storage/auditStore.js';

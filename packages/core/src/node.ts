@@ -21,6 +21,7 @@ import {
   type ProtectedResourceMetadata,
   protectedResourceMetadata,
 } from './serve/oauthMetadata.js';
+import { type Report, reporter } from './serve/report.js';
 import { outageOf } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
@@ -52,7 +53,7 @@ export function createNodeListener<TRight extends string>(
     const address = incoming.socket?.remoteAddress;
     if (address !== undefined) sockets.set(request, address);
     return handler.fetch(request);
-  }, options.onerror);
+  }, reporter(server, 'http'));
 }
 
 /** Options of {@link listen}. */
@@ -68,7 +69,7 @@ export interface ListenOptions extends HttpOptions {
    * health checks). It never sees a request for `path`, and the MCP gate
    * (Host/Origin, bearer) does not run for it: it brings its own
    * authentication. A throw or rejection answers a bare 500 that names no
-   * cause; the error goes to `onerror`. Without it, other paths answer 404.
+   * cause; the error goes to the server's `onError`. Without it, other paths answer 404.
    */
   readonly fetch?: FetchHandler;
   /**
@@ -135,10 +136,10 @@ function metadataEndpoint(metadata: ProtectedResourceMetadata | undefined) {
 }
 
 /** The host's handler as a node:http listener; a failure becomes a bare 500 that names no cause. */
-function hostListener(fetch: FetchHandler, onerror: HttpOptions['onerror']): NodeListener {
+function hostListener(fetch: FetchHandler, report: Report): NodeListener {
   const failure = () =>
     new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain' } });
-  return nodeListener(fetch, onerror, failure);
+  return nodeListener(fetch, report, failure);
 }
 
 function bind(http: NodeHttpServer, port: number, host: string): Promise<void> {
@@ -173,14 +174,14 @@ export async function listen<TRight extends string>(
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new ConfigurationError('listen: fetch must be a function (request) => Response.');
   }
-  const { retryAfterSeconds } = outageOf(options.unavailable, 'listen');
+  const { retryAfterSeconds } = outageOf(options.unavailable, 'listen', reporter(server, 'http'));
   const health = healthEndpoints(options.health, () => drain.isDraining());
   const metadata = options.oauth ? protectedResourceMetadata(options.oauth, path, 'listen') : undefined;
   if (metadata?.paths.includes(path))
     throw new ConfigurationError(`listen: path ${path} is the OAuth metadata endpoint.`);
   const wellKnown = metadataEndpoint(metadata);
   const mcp = createNodeListener(server, options);
-  const other = options.fetch ? hostListener(options.fetch, options.onerror) : notFound;
+  const other = options.fetch ? hostListener(options.fetch, reporter(server, 'http')) : notFound;
   const http = createHttpServer((req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
     if (health(req, res, pathname)) return;

@@ -10,7 +10,7 @@ import type { CallResult } from './contract/envelope.js';
 import type { Guard, Lease } from './contract/guard.js';
 import type { ToolDefinition, ToolListing } from './contract/tool.js';
 import { isOutward, type OutwardEffect } from './effects.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError, isOutage } from './errors.js';
 import { newId } from './internal/ids.js';
 import type { Logger } from './logging.js';
 import { silentLogger } from './logging.js';
@@ -23,6 +23,7 @@ import { createRunner, type ToolAnswer } from './pipeline/runner.js';
 import { checkUnitOfWork, separateCommits, type UnitOfWork } from './pipeline/unitOfWork.js';
 import { createVisibility } from './pipeline/visibility.js';
 import type { PortMap, Ports } from './ports.js';
+import { type OnError, reportTo } from './serve/report.js';
 import type { AuditStore } from './storage/auditStore.js';
 import type { RequestSpan, Telemetry } from './telemetry.js';
 
@@ -57,8 +58,15 @@ export interface ServerOptions<TRight extends string, TServices, THandle = unkno
   readonly logger?: Logger;
   /** The server's clock; tests pin it. */
   readonly clock?: () => Date;
-  /** Receives unexpected errors with their correlation id; the model only sees the id. */
-  readonly onInternalError?: (error: unknown, correlationId: string) => void;
+  /**
+   * The server's one error hook: every unexpected error, of a tool call
+   * (with its `correlationId`, the only thing the model saw) and of every
+   * transport serving it (`transport`), as `kind: 'fault'`, or
+   * `kind: 'outage'` when a store a guard or the authenticator reads failed
+   * or was too slow. Reporting only: the client gets a generic answer.
+   * `errorLog(logger)` writes these as rate-limited log lines.
+   */
+  readonly onError?: OnError;
   /**
    * Where every MCP write is audited (I15): one row per successful write or
    * confirmed action, and one per port violation. Required when the server has
@@ -135,6 +143,8 @@ export interface GatehouseServer<TRight extends string = string> {
   readonly logger: Logger;
   /** The server's clock; the refusal log's windows run on it. */
   readonly clock?: (() => Date) | undefined;
+  /** The server's error hook (`createServer({ onError })`); transports report to it. */
+  readonly onError?: OnError | undefined;
   /** Runs the admission guards on a request's headers; the first refusal wins. */
   admit(request: GateRequest): Promise<GateRefusal | undefined>;
   /** The host page's side of approval by a person; present when a tool needs one (I9). */
@@ -154,6 +164,7 @@ export interface GatehouseServer<TRight extends string = string> {
 
 /** Options that became guards, with the factory that replaces each. */
 const MOVED_TO_GUARDS: Readonly<Record<string, string>> = {
+  onInternalError: 'onError(error, { kind, correlationId }) (one hook for calls and transports)',
   replay: 'replayGuard({ store })',
   confirm: 'confirmGuard({ store })',
   approval: 'confirmGuard({ store, approval })',
@@ -172,7 +183,9 @@ function checkOptions(options: ServerOptions<string, unknown>): void {
   for (const [option, factory] of Object.entries(MOVED_TO_GUARDS)) {
     if ((options as unknown as Record<string, unknown>)[option] !== undefined)
       throw new ConfigurationError(
-        `createServer: ${option} is now a guard: pass ${factory} from @gatehousejs/guards in guards (standardGuards(stores, { switches }) gives them all).`,
+        option === 'onInternalError'
+          ? `createServer: onInternalError is now ${factory}.`
+          : `createServer: ${option} is now a guard: pass ${factory} from @gatehousejs/guards in guards (standardGuards(stores, { switches }) gives them all).`,
       );
   }
   const names = new Set<string>();
@@ -267,7 +280,8 @@ export function createServer<TRight extends string, TServices, THandle = unknown
   const caps = argumentCaps(options.argumentCaps);
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? (() => new Date());
-  const report = (error: unknown, correlationId: string) => options.onInternalError?.(error, correlationId);
+  const report = (error: unknown, correlationId: string) =>
+    reportTo(options.onError, error, { kind: isOutage(error) ? 'outage' : 'fault', correlationId });
   const host: Host<TRight, TServices> = {
     services: internals.services,
     ports: internals.ports,
@@ -338,6 +352,7 @@ export function createServer<TRight extends string, TServices, THandle = unknown
     clock,
     approvals,
     telemetry: options.telemetry,
+    onError: options.onError,
     isTool: (name) => tools.has(name),
     async stepUpScopes(connection, name) {
       const compiled = tools.get(name);

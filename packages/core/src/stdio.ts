@@ -9,7 +9,7 @@ import { byteLimit } from './serve/body.js';
 import { capOutgoing } from './serve/echoes.js';
 import { StdioLineTransport } from './serve/lineTransport.js';
 import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
-import type { OnError } from './serve/report.js';
+import { refuseMovedOnerror, reporter } from './serve/report.js';
 import { screenIncoming } from './serve/screen.js';
 import { sdkOnerror } from './serve/sdkReports.js';
 import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
@@ -18,7 +18,7 @@ import type { GatehouseServer } from './server.js';
 
 export type { StdioLineTransportOptions } from './serve/lineTransport.js';
 export { StdioLineTransport } from './serve/lineTransport.js';
-export type { ErrorReport, OnError } from './serve/report.js';
+export type { ErrorFacts, OnError } from './serve/report.js';
 export type { UnavailableOptions } from './serve/unavailable.js';
 
 /** Options of {@link serveStdio}. */
@@ -27,15 +27,6 @@ export interface StdioOptions {
   readonly token: string | undefined;
   /** The tenant, for a credential serving several tenants. */
   readonly tenant?: string | undefined;
-  /**
-   * Receives unexpected errors (SDK transport errors, `kind: 'fault'`; a
-   * failing authenticator or gate check, whose client gets the 503 error of
-   * `unavailable`, `kind: 'outage'`); reporting only. Otherwise the client
-   * sees a bare internal error. A client's protocol mistakes the SDK
-   * answered itself (an unsupported protocol version, an unknown method)
-   * are not reported. `errorLog(logger)` writes these rate-limited.
-   */
-  readonly onerror?: OnError;
   /**
    * Most bytes of one line (one JSON-RPC message); a longer line is refused
    * as an invalid request without being parsed, and the next line is served.
@@ -54,7 +45,7 @@ export interface StdioOptions {
    * credential store behind the authenticator) fails or answers slower than
    * `timeoutMs` (default 5 s): every request answers the JSON-RPC error -32053 (`retry_after_seconds` in its data)
    * naming no cause, with `Retry-After` of `retryAfterSeconds` (default 5);
-   * the error goes to `onerror`, one line per window to the refusal log.
+   * the error goes to the server's `onError`, one line per window to the refusal log.
    */
   readonly unavailable?: UnavailableOptions;
   /** The stream to read instead of the process's stdin (e.g. a socket, or a pipe in tests). */
@@ -103,23 +94,25 @@ export function serveStdio<TRight extends string>(
 ): StdioServerHandle {
   const token = options.token;
   if (!token) throw new ConfigurationError('serveStdio: a token is required (set it in the environment).');
+  refuseMovedOnerror(options, 'serveStdio', (m) => new ConfigurationError(m));
+  const report = reporter(server, 'stdio');
   const maxBodyBytes = byteLimit(options.maxBodyBytes, 'serveStdio');
   const log = refusalLogOf(options.logger, server);
   const wire = wireOf(options, maxBodyBytes, log);
   // the SDK writes its own refusals (an unsupported protocol version) straight to the wire
   capOutgoing(wire);
-  const outage = outageOf(options.unavailable, 'serveStdio', options.onerror);
+  const outage = outageOf(options.unavailable, 'serveStdio', report);
   const connection = async (): Promise<Connection<TRight>> => {
     const request = { transport: 'stdio', token, tenant: options.tenant } as const;
     const admission = await admit(server, request, log, outage);
     if ('refusal' in admission) throw gateProtocolError(admission.refusal);
     return admission.connection;
   };
-  const handle = sdkServeStdio(() => sdkServer(server, connection, options.onerror, 'stdio'), {
-    ...(options.onerror ? { onerror: sdkOnerror(options.onerror) } : {}),
+  const handle = sdkServeStdio(() => sdkServer(server, connection, report, 'stdio'), {
+    onerror: sdkOnerror(report),
     transport: wire,
   });
   // serveStdio has set the wire's onmessage and started it; nothing has been read yet
-  if (options.transport) screenIncoming(wire, options.onerror);
+  if (options.transport) screenIncoming(wire, report);
   return handle;
 }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { listen } from '../src/node.js';
 import { admit, type HttpAdmissionRequest } from '../src/serve/admission.js';
 import { LOCAL_HOSTNAMES } from '../src/serve/hostOrigin.js';
+import { reporter } from '../src/serve/report.js';
 import { outageOf } from '../src/serve/unavailable.js';
 import { serveStdio } from '../src/stdio.js';
 import { notesServer, SECRET_ERROR, TOKEN_T1 } from './fixtures/notesServer.js';
@@ -96,7 +97,7 @@ describe('admit', () => {
   it('refuses with 503 at step unavailable when a gate check throws, and reports the error', async () => {
     const app = notesServer();
     app.broken.gate = true;
-    const outage = outageOf({ retryAfterSeconds: 7, timeoutMs: 1_000 }, 'test', app.onerror);
+    const outage = outageOf({ retryAfterSeconds: 7, timeoutMs: 1_000 }, 'test', reporter(app.server, 'http'));
     const admission = await admit(app.server, http(), undefined, outage);
     expect(admission).toEqual({
       step: 'unavailable',
@@ -179,7 +180,7 @@ describe('refusal logging per transport', () => {
   it('logs Streamable HTTP refusals once per client address and reason, with the socket address and no token', async () => {
     const app = notesServer();
     const logger = recordingLogger();
-    await using listening = await listen(app.server, { onerror: app.onerror, logger });
+    await using listening = await listen(app.server, { logger });
     for (const headers of REFUSED_HEADERS)
       expect(await post(listening.url, headers)).toBeGreaterThanOrEqual(401);
     expect(await post(listening.url, { authorization: `Bearer ${TOKEN_T1}` })).toBe(200);

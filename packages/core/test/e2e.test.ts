@@ -86,7 +86,6 @@ async function stdioSession(app: NotesServer, token: string, era: EraCase): Prom
   const toClient = new PassThrough();
   const handle = serveStdio(app.server, {
     token,
-    onerror: app.onerror,
     transport: new StdioServerTransport(toServer, toClient),
   });
   const client = newClient(era);
@@ -120,7 +119,7 @@ const CARRIERS: readonly Carrier[] = [
   {
     name: 'listen',
     async open(app, token, era) {
-      const listening = await listen(app.server, { onerror: app.onerror });
+      const listening = await listen(app.server);
       try {
         const session = await httpSession(listening.url, token, era);
         return {
@@ -328,7 +327,7 @@ for (const carrier of CARRIERS) {
       });
 
       it.each(['authenticate', 'gate'] as const)(
-        'answers 503 "temporarily unavailable" naming no cause and reports to onerror when the %s hook throws, and serves again once it answers',
+        'answers 503 "temporarily unavailable" naming no cause and reports to onError when the %s hook throws, and serves again once it answers',
         async (hook) => {
           const app = notesServer();
           await using session = await carrier.open(app, TOKEN_T1, era);
@@ -356,7 +355,7 @@ for (const carrier of CARRIERS) {
       );
 
       it.each(['visibility'] as const)(
-        'answers a bare internal error and reports the cause to onerror when the %s hook throws',
+        'answers a bare internal error and reports the cause to onError when the %s hook throws',
         async (hook) => {
           const app = notesServer();
           await using session = await carrier.open(app, TOKEN_T1, era);
@@ -403,7 +402,7 @@ async function rpcBody(response: Response): Promise<{ result?: { isError?: boole
 describe('createHttpHandler', () => {
   it('runs a raw 2026-07-28 tools/call with a valid token, so the refusals below are the gate at work', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const response = await rawCreate(listening.url, { authorization: `Bearer ${TOKEN_T1}` });
     expect(response.status).toBe(200);
     const body = await rpcBody(response);
@@ -414,7 +413,7 @@ describe('createHttpHandler', () => {
 
   it('answers 401 with a Bearer challenge when Authorization is missing, without asking the authenticator', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const response = await rawCreate(listening.url, {});
     expect(response.status).toBe(401);
     // RFC 6750 §3.1: no credentials, so the challenge names no error code
@@ -428,7 +427,7 @@ describe('createHttpHandler', () => {
     'answers 401 to the malformed Authorization %j',
     async (authorization) => {
       const app = notesServer();
-      await using listening = await listen(app.server, { onerror: app.onerror });
+      await using listening = await listen(app.server);
       const response = await rawCreate(listening.url, { authorization });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp", error="invalid_token"');
@@ -440,7 +439,7 @@ describe('createHttpHandler', () => {
   it('answers 401 for a token the authenticator does not know and 403 for one it revoked', async () => {
     const app = notesServer();
     app.grants.set('ghmcp_revoked_0000', { tenant: 't1', rights: [...RIGHTS], revoked: true });
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
 
     const unknown = await rawCreate(listening.url, { authorization: 'Bearer ghmcp_unknown_0000' });
     expect(unknown.status).toBe(401);
@@ -456,7 +455,7 @@ describe('createHttpHandler', () => {
 
   it('answers 403 to a foreign Origin before the authenticator is called (I5)', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const response = await rawCreate(listening.url, {
       authorization: `Bearer ${TOKEN_T1}`,
       origin: 'https://evil.example',
@@ -469,7 +468,7 @@ describe('createHttpHandler', () => {
 
   it('answers 503 with Retry-After while the kill switch is on, and no tool runs (I6)', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     app.killSwitch.on = true;
 
     const response = await rawCreate(listening.url, { authorization: `Bearer ${TOKEN_T1}` });
@@ -490,7 +489,7 @@ describe('createHttpHandler', () => {
 
   it('accepts an Origin naming a local host on any port, so the 403 above is the Origin check', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const response = await rawCreate(listening.url, {
       authorization: `Bearer ${TOKEN_T1}`,
       origin: 'http://localhost:5173',
@@ -501,7 +500,7 @@ describe('createHttpHandler', () => {
 
   it('answers 403 to a Host outside allowedHosts (DNS rebinding) and serves the allowed one', async () => {
     const app = notesServer();
-    const handler = createHttpHandler(app.server, { allowedHosts: ['notes.example'], onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { allowedHosts: ['notes.example'] });
     const url = new URL('http://notes.example/mcp');
     const auth = { authorization: `Bearer ${TOKEN_T1}` };
 
@@ -521,7 +520,6 @@ describe('createHttpHandler', () => {
     const app = notesServer();
     const handler = createHttpHandler(app.server, {
       tenantFrom: (request) => request.headers.get('x-workspace') ?? undefined,
-      onerror: app.onerror,
     });
     const url = new URL('http://localhost/mcp');
     const headers = { authorization: `Bearer ${TOKEN_T1}`, host: 'localhost' };
@@ -537,9 +535,9 @@ describe('createHttpHandler', () => {
     ]);
   });
 
-  it('answers 503 with Retry-After naming no cause, and reports to onerror, when the authenticator throws', async () => {
+  it('answers 503 with Retry-After naming no cause, and reports to onError, when the authenticator throws', async () => {
     const app = notesServer();
-    const handler = createHttpHandler(app.server, { onerror: app.onerror });
+    const handler = createHttpHandler(app.server);
     app.broken.authenticate = true;
 
     const response = await handler.fetch(
@@ -568,7 +566,7 @@ describe('createHttpHandler', () => {
 
   it('refuses 2025-era clients when legacy is "reject" and still serves 2026-07-28 clients', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { legacy: 'reject', onerror: app.onerror });
+    await using listening = await listen(app.server, { legacy: 'reject' });
     await expect(httpSession(listening.url, TOKEN_T1, ERAS[0])).rejects.toThrow();
     await using modern = await httpSession(listening.url, TOKEN_T1, ERAS[1]);
     const result = await modern.client.callTool({ name: 'add_note', arguments: { text: 'modern only' } });
@@ -580,7 +578,7 @@ describe('createHttpHandler', () => {
     'refuses an SDK client in the $label era with 503 once the kill switch is on',
     async (era) => {
       const app = notesServer();
-      await using listening = await listen(app.server, { onerror: app.onerror });
+      await using listening = await listen(app.server);
       await using session = await httpSession(listening.url, TOKEN_T1, era);
       app.killSwitch.on = true;
 
@@ -605,7 +603,7 @@ describe('listen', () => {
     'serves two connections of different tenants through one server, each seeing only its own notes ($label)',
     async (era) => {
       const app = notesServer();
-      await using listening = await listen(app.server, { onerror: app.onerror });
+      await using listening = await listen(app.server);
       await using alice = await httpSession(listening.url, TOKEN_T1, era);
       await using bob = await httpSession(listening.url, TOKEN_T2, era);
 
@@ -633,7 +631,7 @@ describe('listen', () => {
 
   it('closes once, however often it is closed or disposed', async () => {
     const app = notesServer();
-    const listening = await listen(app.server, { onerror: app.onerror });
+    const listening = await listen(app.server);
     await Promise.all([listening.close(), listening.close()]);
     await listening[Symbol.asyncDispose]();
     expect(listening.http.listening).toBe(false);
@@ -643,7 +641,7 @@ describe('listen', () => {
     const app = notesServer();
     let url: URL;
     {
-      await using listening = await listen(app.server, { onerror: app.onerror });
+      await using listening = await listen(app.server);
       url = listening.url;
       expect(url.hostname).toBe('127.0.0.1');
       expect(url.pathname).toBe('/mcp');

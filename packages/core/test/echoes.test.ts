@@ -175,7 +175,7 @@ describe.each([
   const app = notesServer();
   let served: Listening;
   beforeAll(async () => {
-    served = await listen(app.server, { onerror: app.onerror });
+    served = await listen(app.server);
   });
   afterAll(() => served?.close());
 
@@ -196,7 +196,7 @@ function stdioConnection() {
   const app = notesServer();
   const input = new PassThrough();
   const output = new PassThrough();
-  const handle = serveStdio(app.server, { token: TOKEN_T1, input, output, onerror: app.onerror });
+  const handle = serveStdio(app.server, { token: TOKEN_T1, input, output });
   const lines: string[] = [];
   let held = '';
   output.on('data', (chunk: Buffer) => {

@@ -38,7 +38,7 @@ function chunked(bytes: number): ReadableStream<Uint8Array> {
 describe('createHttpHandler request bodies', () => {
   it('refuses a JSON-RPC batch before any of its requests runs (2025-11-25 headers)', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const before = app.rows.length;
     const response = await post(
       listening.url,
@@ -55,7 +55,7 @@ describe('createHttpHandler request bodies', () => {
 
   it('answers 413 to a body over the limit before parsing it, declared or chunked', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror, maxBodyBytes: 4096 });
+    await using listening = await listen(app.server, { maxBodyBytes: 4096 });
     const big = JSON.stringify(addNote(1, 'x'.repeat(8_000)));
     const declared = await post(listening.url, big, bearer);
     expect(declared.status).toBe(413);
@@ -71,7 +71,7 @@ describe('createHttpHandler request bodies', () => {
 
   it('serves a body within the limit', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror, maxBodyBytes: 4096 });
+    await using listening = await listen(app.server, { maxBodyBytes: 4096 });
     const response = await post(listening.url, JSON.stringify(addNote(1, 'fits')), bearer);
     expect(response.status).toBe(200);
     expect(app.calls()).toEqual(['create:fits']);
@@ -79,7 +79,7 @@ describe('createHttpHandler request bodies', () => {
 
   it('authenticates on the headers and never reads the body of a refused request', async () => {
     const app = notesServer();
-    const handler = createHttpHandler(app.server, { onerror: app.onerror });
+    const handler = createHttpHandler(app.server);
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -100,7 +100,7 @@ describe('createHttpHandler request bodies', () => {
 
   it('answers malformed JSON with a parse error and refuses a bad limit at configuration', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const response = await post(listening.url, '{"jsonrpc": "2.0", ', bearer);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: -32700 } });
@@ -116,7 +116,7 @@ describe('createHttpHandler malformed tools/call params', () => {
     ['no params', undefined],
   ])('answers %s with one short sentence, not a validator dump', async (_, params) => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const response = await post(
       listening.url,
       JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
@@ -158,7 +158,7 @@ describe('createNodeListener request bodies', () => {
 
   it('answers 401 on the headers without reading an unauthenticated body', async () => {
     const app = notesServer();
-    await using listening = await listen(app.server, { onerror: app.onerror });
+    await using listening = await listen(app.server);
     const { status, written } = await sendUnauthenticated(listening.url, 8 * 1024 * 1024);
     expect(status).toBe(401);
     // a reader of the whole body would have taken all 8 MiB (or answered 413 at 4 MiB)

@@ -33,7 +33,7 @@ describe('listen', () => {
   it('hands a non-MCP path to the fetch handler, with method, query, headers and body, and returns its response', async () => {
     const app = notesServer();
     const host = recordingHandler();
-    await using served = await listen(app.server, { fetch: host.fetch, onerror: app.onerror });
+    await using served = await listen(app.server, { fetch: host.fetch });
     const response = await fetch(new URL('/api/notes?limit=2', served.url), {
       method: 'POST',
       headers: { authorization: 'Bearer api_token_1', 'content-type': 'application/json' },
@@ -59,7 +59,7 @@ describe('listen', () => {
   it('never hands the MCP path to the fetch handler, whether the gate admits or refuses the request', async () => {
     const app = notesServer();
     const host = recordingHandler();
-    await using served = await listen(app.server, { fetch: host.fetch, onerror: app.onerror });
+    await using served = await listen(app.server, { fetch: host.fetch });
     const admitted = await addNote(served.url, { authorization: `Bearer ${TOKEN_T1}` }, 'via mcp');
     expect(admitted.status).toBe(200);
     await admitted.text();
@@ -78,7 +78,6 @@ describe('listen', () => {
     await using served = await listen(app.server, {
       path: '/agent',
       fetch: host.fetch,
-      onerror: app.onerror,
     });
     expect(served.url.pathname).toBe('/agent');
     expect((await addNote(served.url, {}, 'x')).status).toBe(401);
@@ -95,7 +94,7 @@ describe('listen', () => {
       () => Promise.reject(new Error(SECRET_ERROR)),
     ];
     for (const handler of handlers) {
-      await using served = await listen(app.server, { fetch: handler, onerror: app.onerror });
+      await using served = await listen(app.server, { fetch: handler });
       const response = await fetch(new URL('/api/boom', served.url));
       expect(response.status).toBe(500);
       const body = await response.text();
@@ -113,7 +112,7 @@ describe('listen', () => {
       headers.set('location', '/');
       return new Response(null, { status: 303, headers });
     };
-    await using served = await listen(app.server, { fetch: handler, onerror: app.onerror });
+    await using served = await listen(app.server, { fetch: handler });
     const response = await fetch(new URL('/signin', served.url), { redirect: 'manual' });
     expect(response.headers.getSetCookie()).toEqual([
       'pre=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT',
@@ -123,7 +122,7 @@ describe('listen', () => {
 
   it('answers 404 on other paths when no fetch handler is given', async () => {
     const app = notesServer();
-    await using served = await listen(app.server, { onerror: app.onerror });
+    await using served = await listen(app.server);
     const response = await fetch(new URL('/api/notes', served.url));
     expect(response.status).toBe(404);
     expect(app.authCalls).toEqual([]);

@@ -34,7 +34,6 @@ describe('listen with oauth', () => {
     const seen: string[] = [];
     await using served = await listen(app.server, {
       oauth: OAUTH,
-      onerror: app.onerror,
       fetch: (request) => {
         seen.push(new URL(request.url).pathname);
         return new Response('host', { status: 200 });
@@ -57,14 +56,14 @@ describe('listen with oauth', () => {
 
   it('is found, and parsed as well-formed, by the SDK client’s discovery from the MCP URL', async () => {
     const app = notesServer();
-    await using served = await listen(app.server, { oauth: OAUTH, onerror: app.onerror });
+    await using served = await listen(app.server, { oauth: OAUTH });
     const discovered = await discoverOAuthProtectedResourceMetadata(served.url);
     expect(discovered).toMatchObject(DOCUMENT);
   });
 
   it('answers HEAD with the headers and no body, and refuses POST with 405', async () => {
     const app = notesServer();
-    await using served = await listen(app.server, { oauth: OAUTH, onerror: app.onerror });
+    await using served = await listen(app.server, { oauth: OAUTH });
     const url = new URL('/.well-known/oauth-protected-resource/mcp', served.url);
     const head = await fetch(url, { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -88,7 +87,7 @@ describe('listen with oauth', () => {
 
   it('names the metadata and the starting scopes in the 401 challenge', async () => {
     const app = notesServer();
-    await using served = await listen(app.server, { oauth: OAUTH, onerror: app.onerror });
+    await using served = await listen(app.server, { oauth: OAUTH });
     const missing = await fetch(createRequest(served.url, {}));
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe(
@@ -109,7 +108,6 @@ describe('listen with oauth', () => {
     await using served = await listen(app.server, {
       oauth: OAUTH,
       resourceMetadataUrl: 'https://proxy.example/.well-known/oauth-protected-resource/mcp',
-      onerror: app.onerror,
     });
     const response = await fetch(createRequest(served.url, {}));
     expect(response.headers.get('www-authenticate')).toContain(
@@ -138,7 +136,7 @@ describe('protectedResourceMetadata', () => {
   it('mounts beside createHttpHandler: its paths answer, every other path falls through', async () => {
     const app = notesServer();
     const metadata = protectedResourceMetadata(OAUTH);
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     const route = (request: Request) => metadata.fetch(request) ?? handler.fetch(request);
     expect(metadata.url).toBe(METADATA_URL);
     expect(metadata.paths).toEqual([
@@ -183,7 +181,7 @@ describe('protectedResourceMetadata', () => {
 describe('a valid token is unaffected by oauth', () => {
   it('runs the call as before', async () => {
     const app = notesServer();
-    await using served = await listen(app.server, { oauth: OAUTH, onerror: app.onerror });
+    await using served = await listen(app.server, { oauth: OAUTH });
     const response = await fetch(
       createRequest(served.url, { authorization: `Bearer ${TOKEN_T1}` }, 'with oauth'),
     );

@@ -94,7 +94,7 @@ describe('createHttpHandler with OAuth scopes (I7 step-up)', () => {
 
   it('lists a tool within the person’s rights but outside the token’s scopes', async () => {
     const app = scopedNotes();
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     const response = await handler.fetch(listRequest(url));
     expect(response.status).toBe(200);
     expect(await toolNames(response)).toEqual([
@@ -107,7 +107,7 @@ describe('createHttpHandler with OAuth scopes (I7 step-up)', () => {
 
   it('answers 403 insufficient_scope naming the scope and metadata URL, and runs nothing', async () => {
     const app = scopedNotes();
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     const rowsBefore = app.rows.length;
     const response = await handler.fetch(createRequest(url, direct, 'stepped note'));
     expect(response.status).toBe(403);
@@ -132,7 +132,7 @@ describe('createHttpHandler with OAuth scopes (I7 step-up)', () => {
 
   it('runs a call the token’s scopes grant', async () => {
     const app = scopedNotes(['notes:read', 'notes:write']);
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     const response = await handler.fetch(createRequest(url, direct, 'granted note'));
     expect(response.status).toBe(200);
     expect(app.calls()).toEqual(['create:granted note']);
@@ -141,7 +141,7 @@ describe('createHttpHandler with OAuth scopes (I7 step-up)', () => {
   it('hides a tool beyond the person’s rights and refuses it as a tool error, not a 403', async () => {
     const app = scopedNotes();
     app.grants.get(TOKEN_T1)!.rights = ['notes.read'];
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     expect(await toolNames(await handler.fetch(listRequest(url)))).toEqual([
       'find_notes',
       'list_recent_changes',
@@ -158,7 +158,7 @@ describe('createHttpHandler with OAuth scopes (I7 step-up)', () => {
 
   it('drops a tool on the next request when the person loses the right, even within the token’s scopes', async () => {
     const app = scopedNotes(['notes:read', 'notes:write']);
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     expect(await toolNames(await handler.fetch(listRequest(url)))).toContain('add_note');
     app.grants.get(TOKEN_T1)!.rights = ['notes.read'];
     expect(await toolNames(await handler.fetch(listRequest(url)))).not.toContain('add_note');
@@ -171,7 +171,7 @@ describe('createHttpHandler with OAuth scopes (I7 step-up)', () => {
   it('leaves a connection without OAuth scopes as it was: a missing right is a tool error', async () => {
     const app = notesServer();
     app.grants.get(TOKEN_T1)!.rights = ['notes.read'];
-    const handler = createHttpHandler(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const handler = createHttpHandler(app.server, { oauth: OAUTH });
     const response = await handler.fetch(createRequest(url, direct, 'plain'));
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('missing_right');
@@ -201,7 +201,7 @@ describe('the pipeline under OAuth scopes (defence in depth)', () => {
 describe('the SDK v2 client and a 403 insufficient_scope', () => {
   it('lists the tool, and calling it raises InsufficientScopeError with the challenge', async () => {
     const app = scopedNotes();
-    await using served = await listen(app.server, { oauth: OAUTH, onerror: app.onerror });
+    await using served = await listen(app.server, { oauth: OAUTH });
     const client = new Client({ name: 'step-up', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(served.url, { requestInit: { headers: bearer } });
     await client.connect(transport);
@@ -231,7 +231,7 @@ describe('the SDK v2 client and a 403 insufficient_scope', () => {
 describe('createGateMiddleware with OAuth scopes (SDK v1 gate)', () => {
   it('answers 403 insufficient_scope before the v1 transport sees the call', async () => {
     const app = scopedNotes();
-    const gate = createGateMiddleware(app.server, { oauth: OAUTH, onerror: app.onerror });
+    const gate = createGateMiddleware(app.server, { oauth: OAUTH });
     const { createServer } = await import('node:http');
     let reachedTransport = false;
     const http = createServer((req, res) =>

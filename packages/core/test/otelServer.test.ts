@@ -26,7 +26,7 @@ const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
 async function servedNotes(era: '2025-11-25' | '2026-07-28' = '2026-07-28') {
   const otel = otelCapture();
   const app = notesServer({ telemetry: openTelemetry(otel.api) });
-  const served = await listen(app.server, { onerror: app.onerror });
+  const served = await listen(app.server);
   const client = new RawHttpClient({
     url: served.url,
     era,
@@ -206,7 +206,7 @@ describe('openTelemetry over stdio', () => {
     const app = notesServer({ telemetry: openTelemetry(otel.api) });
     const input = new PassThrough();
     const output = new PassThrough();
-    const handle = serveStdio(app.server, { token: TOKEN_T1, onerror: app.onerror, input, output });
+    const handle = serveStdio(app.server, { token: TOKEN_T1, input, output });
     await using client = RawStdioClient.connect(
       { input, output, close: () => handle.close() },
       { era: '2026-07-28' },

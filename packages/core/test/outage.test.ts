@@ -58,6 +58,8 @@ async function outageApp() {
   const people: PeopleSource<Right> = { current: async () => ({ active: true, rights: [...RIGHTS] }) };
   const credentials = createCredentials({ store: credentialStore.store, audit, people, rights: RIGHTS });
   const switches = createSwitches({ store: switchStore.store, audit });
+  /** What the server's onError heard. */
+  const reported: Error[] = [];
   const gh = createGatehouse({ rights: RIGHTS, services: (c) => ({ notes: new NoteService(rows, c) }) });
   const addNote = gh.defineTool({
     name: 'add_note',
@@ -80,6 +82,7 @@ async function outageApp() {
     audit,
     replay: { store: replay },
     unitOfWork: separateCommits(),
+    onError: (error) => reported.push(error),
   }));
   const { token } = await credentials.mint({
     tenantIds: ['t1'],
@@ -87,7 +90,6 @@ async function outageApp() {
     rights: [...RIGHTS],
     clientLabel: 'outage test',
   });
-  const reported: Error[] = [];
   const written = () => ({ notes: rows.length, audit: audit.rows.length, replay: replay.size });
   return {
     server,
@@ -95,7 +97,6 @@ async function outageApp() {
     rows,
     written,
     reported,
-    onerror: (error: Error) => reported.push(error),
     stores: { credentials: credentialStore.mode, switches: switchStore.mode },
   };
 }
@@ -192,7 +193,7 @@ describe('admission while a store is down', () => {
   it('answers 503 with Retry-After over Streamable HTTP (listen), writes nothing, and serves again', async () => {
     const app = await outageApp();
     const logger = recordingLogger();
-    await using served = await listen(app.server, { logger, onerror: app.onerror });
+    await using served = await listen(app.server, { logger });
     const send = async (text: string) =>
       fromHttp(await fetch(createRequest(served.url, { authorization: `Bearer ${app.token}` }, text)));
     await provesOutage(app, send, logger, { http: true, retryAfter: 5 });
@@ -201,7 +202,6 @@ describe('admission while a store is down', () => {
   it('answers 503 with the configured Retry-After when a store does not answer within timeoutMs', async () => {
     const app = await outageApp();
     await using served = await listen(app.server, {
-      onerror: app.onerror,
       unavailable: { retryAfterSeconds: 3, timeoutMs: 100 },
     });
     app.stores.credentials.value = 'hang';
@@ -218,7 +218,7 @@ describe('admission while a store is down', () => {
   it('answers 503 with Retry-After through the SDK v1 gate middleware, writes nothing, and serves again', async () => {
     const app = await outageApp();
     const logger = recordingLogger();
-    const host = { ...notesApp(), server: app.server, onerror: app.onerror };
+    const host = { ...notesApp(), server: app.server };
     await using served = await httpHost(host, 'Server', 'stateless', { logger });
     const send = async (text: string) =>
       fromHttp(
@@ -240,7 +240,7 @@ describe('admission while a store is down', () => {
     const logger = recordingLogger();
     const input = new PassThrough();
     const output = new PassThrough();
-    const handle = serveStdio(app.server, { token: app.token, logger, onerror: app.onerror, input, output });
+    const handle = serveStdio(app.server, { token: app.token, logger, input, output });
     await using client = RawStdioClient.connect(
       { input, output, close: () => handle.close() },
       { era: '2026-07-28' },
@@ -253,7 +253,7 @@ describe('admission while a store is down', () => {
     const app = await outageApp();
     const logger = recordingLogger();
     const host = { ...notesApp(), server: app.server };
-    const server = v1Host('Server', host, { credential: { token: app.token }, logger, onerror: app.onerror });
+    const server = v1Host('Server', host, { credential: { token: app.token }, logger });
     const input = new PassThrough();
     const output = new PassThrough();
     await server.connect(new StdioLineTransport(input, output));

@@ -52,7 +52,7 @@ function brokenPresenterServer() {
     audit,
     replay: { store: new MemoryReplayStore() },
     unitOfWork: separateCommits(),
-    onInternalError: (error, correlationId) => reported.push({ error, correlationId }),
+    onError: (error, { correlationId }) => reported.push({ error, correlationId: correlationId ?? '' }),
   }));
   return { server, logger, reported, rows, breakIt: () => (broken = true) };
 }

@@ -122,7 +122,7 @@ function bookingDesk(options: { replayStore?: (store: ReplayStore) => ReplayStor
     replay: { store: options.replayStore ? options.replayStore(memory) : memory, leaseMs: LEASE_MS },
     unitOfWork,
     clock: () => new Date(now),
-    onInternalError: (error) => internalErrors.push(error),
+    onError: (error) => internalErrors.push(error),
   }));
   const connection = connectionWith(['bookings.write'] as const);
   return {

@@ -424,7 +424,7 @@ describe('createGateMiddleware', () => {
     expect(app.services).toEqual([]);
   });
 
-  it('answers 503 with Retry-After naming no cause, and reports it to onerror, when the authenticator throws', async () => {
+  it('answers 503 with Retry-After naming no cause, and reports it to onError, when the authenticator throws', async () => {
     const app = notesApp();
     await using host = await httpHost(app, 'Server', 'stateless');
     app.broken.authenticate = true;
@@ -507,7 +507,7 @@ async function inProcess(server: Pick<Server, 'connect'>, authInfo?: () => AuthI
 /** A low-level host whose own tools are given as a list of pages and one call handler. */
 function pagedHost(app: NotesApp, pages: string[][], call = (name: string) => name) {
   const server = new Server({ name: 'notes', version: '1.0.0' });
-  mountGatehouse(server, app.server, { credential: { token: TOKEN_T1 }, onerror: app.onerror });
+  mountGatehouse(server, app.server, { credential: { token: TOKEN_T1 } });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const index = Number(request.params?.cursor ?? 0);
     const tools = (pages[index] ?? []).map((name) => ({ ...HOST_TOOLS[0]!, name }));
@@ -649,7 +649,7 @@ describe('mountGatehouse', () => {
   it('reads the connection from authInfo on every request, caching nothing on the transport', async () => {
     const app = notesApp();
     const server = new Server({ name: 'notes', version: '1.0.0' });
-    mountGatehouse(server, app.server, { onerror: app.onerror });
+    mountGatehouse(server, app.server);
     let current: AuthInfo | undefined;
     const client = await inProcess(server, () => current);
     const as = (tenant: string): AuthInfo => ({

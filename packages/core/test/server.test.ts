@@ -212,7 +212,7 @@ describe('GatehouseServer.callTool', () => {
   it('answers internal_error when a guard returns no decision: undefined is not a yes', async () => {
     const silent = { kind: 'call', name: 'silent', check: () => undefined } as unknown as CallGuard;
     const reports: unknown[] = [];
-    const { server, rows } = build({ guards: [silent], onInternalError: (error) => reports.push(error) });
+    const { server, rows } = build({ guards: [silent], onError: (error) => reports.push(error) });
     const result = await server.callTool(connection(), 'add_note', { text: 'x' });
     expect(result.structuredContent).toMatchObject({ error: { code: 'internal_error' } });
     expect(rows).toHaveLength(1);
@@ -261,7 +261,7 @@ describe('GatehouseServer.callTool', () => {
       },
     });
     const logger = recordingLogger();
-    const onInternalError = vi.fn();
+    const onError = vi.fn();
     const server = app.gh.createServer(withGuards({
       name: 'n',
       version: '1',
@@ -269,7 +269,7 @@ describe('GatehouseServer.callTool', () => {
       authenticate: deny,
       ...writeStores(),
       logger,
-      onInternalError,
+      onError,
     }));
     const result = await server.callTool(connection(), 'explode', { text: 'CANARY-ARGUMENT' });
     const text = JSON.stringify(result);
@@ -277,7 +277,7 @@ describe('GatehouseServer.callTool', () => {
       expect(text).not.toContain(secret);
     const correlationId = (result.structuredContent as { error: { details: JsonObject } }).error.details
       .correlation_id as string;
-    expect(onInternalError).toHaveBeenCalledWith(leak, correlationId);
+    expect(onError).toHaveBeenCalledWith(leak, { kind: 'fault', correlationId });
     expect(logger.lines).toEqual([
       expect.objectContaining({
         level: 'error',
@@ -311,6 +311,19 @@ describe('GatehouseServer.callTool', () => {
 });
 
 describe('createServer', () => {
+  it('refuses the error hooks that became onError, on the server and on every transport', async () => {
+    const app = notesApp();
+    const old = { name: 'n', version: '1', tools: [app.findNotes], authenticate: deny, onInternalError: () => {} };
+    expect(() => app.gh.createServer(withGuards(old as never))).toThrow(
+      /onInternalError is now onError\(error, \{ kind, correlationId \}\)/,
+    );
+    const server = app.gh.createServer(withGuards({ name: 'n', version: '1', tools: [app.findNotes], authenticate: deny }));
+    const { createHttpHandler } = await import('../src/http.js');
+    expect(() => createHttpHandler(server, { onerror: () => {} } as never)).toThrow(
+      /createHttpHandler: onerror moved to the server: createServer\(\{ onError \}\)/,
+    );
+  });
+
   it('refuses duplicate tool names, outward tools without a confirm flow, and a missing authenticator', () => {
     const app = notesApp();
     const notify = app.gh.defineTool({

@@ -19,7 +19,7 @@ const ERAS: readonly Era[] = ['2025-11-25', '2026-07-28'];
 function served(app: NotesServer, era: Era, options: Partial<StdioOptions> = {}): RawStdioClient {
   const input = new PassThrough();
   const output = new PassThrough();
-  const handle = serveStdio(app.server, { token: TOKEN_T1, onerror: app.onerror, input, output, ...options });
+  const handle = serveStdio(app.server, { token: TOKEN_T1, input, output, ...options });
   return RawStdioClient.connect({ input, output, close: () => handle.close() }, { era });
 }
 
@@ -126,7 +126,6 @@ describe('serveStdio options', () => {
     const output = new PassThrough();
     const handle = serveStdio(app.server, {
       token: TOKEN_T1,
-      onerror: app.onerror,
       transport: new StdioServerTransport(input, output),
     });
     await using client = RawStdioClient.connect(

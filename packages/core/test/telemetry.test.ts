@@ -123,7 +123,7 @@ describe('telemetry: through a transport', () => {
   it('starts a span per tools/list and tools/call with the request’s facts and the client’s trace context', async () => {
     const recorded = recordingTelemetry();
     const app = notesServer({ telemetry: recorded.telemetry });
-    await using served = await listen(app.server, { onerror: app.onerror });
+    await using served = await listen(app.server);
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const headers = { authorization: `Bearer ${TOKEN_T1}` };
     const response = await fetch(createRequest(served.url, headers, 'traced note', { traceparent }));
@@ -144,7 +144,7 @@ describe('telemetry: through a transport', () => {
   it('reports a tool name the server does not serve as (unknown), and the 2025 era’s version from its header', async () => {
     const recorded = recordingTelemetry();
     const app = notesServer({ telemetry: recorded.telemetry });
-    await using served = await listen(app.server, { onerror: app.onerror });
+    await using served = await listen(app.server);
     const post = (headers: Record<string, string>, body: object) =>
       fetch(served.url, {
         method: 'POST',

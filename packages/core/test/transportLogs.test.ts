@@ -50,9 +50,9 @@ function loggedServer() {
     authenticate,
     logger,
     clock: () => new Date(clock.now),
+    onError: errorLog(logger, { now: () => clock.now }),
   }));
-  const onerror = errorLog(logger, { transport: 'http', now: () => clock.now });
-  return { server, logger, clock, store, onerror };
+  return { server, logger, clock, store };
 }
 
 /** Sends `count` requests, `parallel` at a time; resolves with their statuses. */
@@ -105,6 +105,19 @@ describe('errorLog', () => {
     expect(JSON.stringify(logger.lines)).not.toContain('hunter2');
   });
 
+  it('writes a tool call’s failure once per call by its correlation id, and the transport a report names', () => {
+    const logger = recordingLogger();
+    const onError = errorLog(logger, { now: () => 0 });
+    for (const id of ['01A', '01B']) onError(new TypeError(SECRET_ERROR), { kind: 'fault', correlationId: id });
+    onError(new Error(SECRET_ERROR), { kind: 'fault', transport: 'stdio' });
+    expect(logger.lines.map((l) => [l.level, l.record])).toEqual([
+      ['error', { event: 'internal_error', correlation_id: '01A', error_type: 'TypeError' }],
+      ['error', { event: 'internal_error', correlation_id: '01B', error_type: 'TypeError' }],
+      ['error', { event: 'transport_error', transport: 'stdio', error_type: 'Error' }],
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toContain('hunter2');
+  });
+
   it('writes an outage at warn and counts the repeats of a window in one line when it rolls over', () => {
     const logger = recordingLogger();
     const clock = { now: 0 };
@@ -150,7 +163,7 @@ describe('errorLog', () => {
 describe('the logs of a burst over Streamable HTTP', () => {
   it('writes one info line for 200 header mismatches, reports none as an error, and counts them when the window rolls', async () => {
     const app = loggedServer();
-    await using served = await listen(app.server, { onerror: app.onerror });
+    await using served = await listen(app.server);
     const statuses = await burst(200, () => mismatched(served.url));
     expect(new Set(statuses)).toEqual(new Set([400]));
     expect(app.logger.lines).toEqual([
@@ -181,7 +194,7 @@ describe('the logs of a burst over Streamable HTTP', () => {
 
   it('writes one warn line each from the refusal log and the error log for 200 answers of 503 while the store is down', async () => {
     const app = loggedServer();
-    await using served = await listen(app.server, { onerror: app.onerror });
+    await using served = await listen(app.server);
     app.store.mode = 'down';
     const statuses = await burst(200, () => mismatched(served.url));
     expect(new Set(statuses)).toEqual(new Set([503]));
@@ -212,7 +225,7 @@ describe('the logs of a burst over Streamable HTTP', () => {
 
   it('writes an admission timeout at warn, once a window, never at error', async () => {
     const app = loggedServer();
-    await using served = await listen(app.server, { onerror: app.onerror, unavailable: { timeoutMs: 20 } });
+    await using served = await listen(app.server, { unavailable: { timeoutMs: 20 } });
     app.store.mode = 'hang';
     expect(await burst(10, () => mismatched(served.url), 10)).toEqual(Array(10).fill(503));
     expect(app.logger.lines.map((l) => [l.level, l.record])).toEqual([
@@ -224,7 +237,6 @@ describe('the logs of a burst over Streamable HTTP', () => {
   it('still reports a fault of the server at error', async () => {
     const app = loggedServer();
     await using served = await listen(app.server, {
-      onerror: app.onerror,
       tenantFrom: () => {
         throw new Error(SECRET_ERROR);
       },

@@ -48,7 +48,7 @@ describe('replayGuard with one-time fields (I10, I17)', () => {
         audit,
         replay: { store: replay },
         unitOfWork: separateCommits(),
-        onInternalError: (error) => internal.push(error),
+        onError: (error) => internal.push(error),
       }),
     );
     const connection = {

@@ -138,7 +138,7 @@ function notesDesk() {
       confirm: { store: pending },
       replay: { store: new MemoryReplayStore() },
       unitOfWork,
-      onInternalError: (error) => void internalErrors.push(error),
+      onError: (error) => void internalErrors.push(error),
     }),
   );
   const call = async (tool: string, args: Record<string, unknown>) =>

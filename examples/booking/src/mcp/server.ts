@@ -1,6 +1,6 @@
 import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/access';
 import { standardGuards } from '@gatehousejs/guards';
-import type { BucketLimit, Effect, GatehouseServer, Logger, Telemetry } from '@gatehousejs/core';
+import type { BucketLimit, Effect, GatehouseServer, Logger, OnError, Telemetry } from '@gatehousejs/core';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { BaseDeps } from '../services/deps.js';
@@ -27,7 +27,8 @@ export interface McpServerParts {
   readonly logger: Logger;
   readonly rateLimits?: Partial<Record<Effect, BucketLimit>>;
   readonly replayLeaseMs?: number;
-  readonly onInternalError?: (error: unknown, correlationId: string) => void;
+  /** The server's one error hook: every tool call's and every transport's unexpected error. */
+  readonly onError?: OnError;
   /** The absolute URL of the product's page for a path, e.g. `/approvals/pa_…`. */
   readonly pageUrl: (path: string) => string;
   /** A span per `tools/call` and `tools/list` and the MCP metrics (`@gatehousejs/core/otel`). */
@@ -79,7 +80,7 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
     ],
     logger: parts.logger,
     clock: base.clock,
-    ...(parts.onInternalError ? { onInternalError: parts.onInternalError } : {}),
+    ...(parts.onError ? { onError: parts.onError } : {}),
     ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
   });
 }

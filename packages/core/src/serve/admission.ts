@@ -3,7 +3,7 @@ import type { GatehouseServer } from '../server.js';
 import { bearerRefusal, readBearer } from './bearer.js';
 import { checkHost, checkOrigin } from './hostOrigin.js';
 import { type AdmissionStep, type RefusalLog, silentRefusalLog } from './refusalLog.js';
-import { reportTo } from './report.js';
+import type { Report } from './report.js';
 import { DEFAULT_OUTAGE, type Outage, unavailableRefusal } from './unavailable.js';
 
 export type { AdmissionStep } from './refusalLog.js';
@@ -41,9 +41,9 @@ export type Admission<TRight extends string = string> =
 type Refused = { readonly refusal: GateRefusal; readonly step: AdmissionStep };
 type Decided = Refused | { readonly token: string };
 
-/** A store behind `during` failed or was too slow: reported to `onerror`, answered with a 503 naming no cause. */
+/** A store behind `during` failed or was too slow: reported as an outage, answered with a 503 naming no cause. */
 function storeDown(error: unknown, outage: Outage): Refused {
-  reportTo(outage.onerror, error, 'outage');
+  outage.report(error, 'outage');
   return { refusal: unavailableRefusal(outage), step: 'unavailable' };
 }
 
@@ -85,7 +85,7 @@ async function beforeCredential<TRight extends string>(
  * A gate check or authenticator that rejects, throws or does not answer
  * within `outage.timeoutMs` means a store it reads is down: the request is
  * refused with 503 and `Retry-After` (step `unavailable`, a reason that
- * names no cause), the error goes to `outage.onerror`, and the next request
+ * names no cause), the error goes to the server's `onError`, and the next request
  * tries again, so service resumes as soon as the store answers. A `tenant`
  * reader that throws (host code, not a store) rejects: the transport fails
  * closed with a bare 500 and reports it.

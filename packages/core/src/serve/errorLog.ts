@@ -1,15 +1,16 @@
 import type { Logger } from '../logging.js';
-import type { ErrorReport, OnError } from './report.js';
+import type { ErrorFacts, OnError } from './report.js';
 import { type RolledOver, type WindowOptions, windowed, writeLine } from './windowedLog.js';
 
 /** Options of {@link errorLog}. */
 export interface ErrorLogOptions extends WindowOptions {
-  /** Written as `transport` on every line, e.g. `http` or `stdio`. */
+  /** Written as `transport` on lines whose report names none, e.g. the process's one transport. */
   readonly transport?: string;
 }
 
 interface Reported {
-  readonly kind: ErrorReport['kind'];
+  readonly kind: ErrorFacts['kind'];
+  readonly transport: string | undefined;
   readonly type: string;
   readonly code: string | undefined;
 }
@@ -19,10 +20,10 @@ const CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,47}$/;
 /** An error class name as written in code; anything else is logged as `Error`. */
 const NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 
-function reportedOf(error: Error, kind: ErrorReport['kind']): Reported {
+function reportedOf(error: Error, kind: ErrorFacts['kind'], transport: string | undefined): Reported {
   const name = typeof error?.name === 'string' && NAME.test(error.name) ? error.name : 'Error';
   const code = (error as { code?: unknown })?.code;
-  return { kind, type: name, code: typeof code === 'string' && CODE.test(code) ? code : undefined };
+  return { kind, transport, type: name, code: typeof code === 'string' && CODE.test(code) ? code : undefined };
 }
 
 const EVENTS = { outage: 'store_outage', fault: 'transport_error' } as const;
@@ -30,31 +31,31 @@ const LEVELS = { outage: 'warn', fault: 'error' } as const;
 const MESSAGES = { outage: 'store outage', fault: 'transport error' } as const;
 
 /**
- * An `onerror` for every transport that writes to `logger`: a store outage
- * behind admission (`kind: 'outage'`; the clients got 503) at warn, a fault
- * of the server itself at error. A line holds the error's class name and a
- * short `code` (`ECONNREFUSED`), never its message, stack or cause, which
- * may name hosts, paths or connection strings. At most `perWindow` lines
- * (default 1) per kind, error type and code per window (default one minute); when
- * a window with suppressed lines rolls over, one line says how many. A
- * logger that throws changes nothing.
+ * The server's `onError` as log lines an operator can live with: a tool
+ * call's own failure at error, once per call, with its correlation id (the
+ * only thing its caller saw); a store outage (`kind: 'outage'`; the clients
+ * got 503) at warn, and a transport's fault at error, each at most
+ * `perWindow` lines (default 1) per kind, transport, error type and code per
+ * window (default one minute), then one line saying how many were
+ * suppressed. A line holds the error's class name and a short `code`
+ * (`ECONNREFUSED`), never its message, stack or cause, which may name hosts,
+ * paths or connection strings. A logger that throws changes nothing.
  *
  * @example
- * await listen(server, { onerror: errorLog(logger, { transport: 'http' }) });
+ * createServer({ …, onError: errorLog(logger) });
  */
 export function errorLog(logger: Logger, options: ErrorLogOptions = {}): OnError {
-  const transport = options.transport === undefined ? {} : { transport: options.transport };
-  const record = ({ kind, type, code }: Reported) => ({
+  const record = ({ kind, type, code, transport }: Reported) => ({
     event: EVENTS[kind],
-    ...transport,
+    ...(transport === undefined ? {} : { transport }),
     error_type: type,
     ...(code === undefined ? {} : { error_code: code }),
   });
   const window = windowed<Reported>(options, (rolled: RolledOver<Reported>) => {
-    const { kind, type } = rolled.payload;
+    const { kind, type, transport } = rolled.payload;
     const line = {
       event: `${EVENTS[kind]}_suppressed`,
-      ...transport,
+      ...(transport === undefined ? {} : { transport }),
       suppressed: rolled.suppressed,
       window_ms: rolled.windowMs,
       ...(rolled.overflow
@@ -63,9 +64,17 @@ export function errorLog(logger: Logger, options: ErrorLogOptions = {}): OnError
     };
     writeLine(logger, LEVELS[kind], line, `${rolled.suppressed} ${MESSAGES[kind]} lines suppressed`);
   });
-  return function logError(error, report) {
-    const reported = reportedOf(error, report?.kind === 'outage' ? 'outage' : 'fault');
-    if (!window.admit(`${reported.kind} ${reported.type} ${reported.code ?? ''}`, reported)) return;
-    writeLine(logger, LEVELS[reported.kind], record(reported), MESSAGES[reported.kind]);
+  return function logError(error, facts) {
+    const kind = facts?.kind === 'outage' ? 'outage' : 'fault';
+    const reported = reportedOf(error, kind, facts?.transport ?? options.transport);
+    if (facts?.correlationId !== undefined && kind === 'fault') {
+      const { type, code } = reported;
+      const line = { event: 'internal_error', correlation_id: facts.correlationId, error_type: type, ...(code ? { error_code: code } : {}) };
+      writeLine(logger, 'error', line, 'internal error');
+      return;
+    }
+    const key = `${kind} ${reported.transport ?? ''} ${reported.type} ${reported.code ?? ''}`;
+    if (!window.admit(key, reported)) return;
+    writeLine(logger, LEVELS[kind], record(reported), MESSAGES[kind]);
   };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { internalErrorBody } from './refusal.js';
-import { type OnError, reportTo } from './report.js';
+import type { Report } from './report.js';
 
 /** A node:http request listener. */
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -89,12 +89,12 @@ async function writeResponse(res: ServerResponse, response: Response, gone: Abor
 /**
  * Serves a web-standard `fetch` handler through node:http. A handler that
  * throws answers a bare JSON-RPC internal error (500) naming no cause; the
- * error goes to `onerror`. A client that disconnects aborts the request's signal.
+ * error goes to the server's `onError`. A client that disconnects aborts the request's signal.
  * `fetch` also receives the node request (its socket's address, for logs).
  */
 export function nodeListener(
   fetch: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
-  onerror: OnError | undefined,
+  report: Report,
   failure: () => Response = () =>
     new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } }),
 ): NodeListener {
@@ -108,7 +108,7 @@ export function nodeListener(
     try {
       response = await fetch(toStreamingRequest(req, abort.signal), req);
     } catch (error) {
-      reportTo(onerror, error);
+      report(error);
       response = failure();
     }
     await writeResponse(res, response, abort.signal);

@@ -1,30 +1,48 @@
 /**
- * What `onerror` is told besides the error: `outage` when a store admission
- * reads (a gate check, the authenticator) failed or was too slow, so the
- * client got a 503; `fault` for anything else that went wrong in the server.
- * A client's protocol mistakes are never reported: they go to the refusal log.
+ * What the server's `onError` is told besides the error: `outage` when a
+ * store a guard or the authenticator reads failed or was too slow (the
+ * client got a 503 or `store_unavailable`), `fault` for anything else that
+ * went wrong in the server; the transport that met it, and the correlation
+ * id of the tool call it failed (the only thing that call's caller saw). A
+ * client's protocol mistakes are never reported: they go to the refusal log.
  */
-export interface ErrorReport {
+export interface ErrorFacts {
   readonly kind: 'outage' | 'fault';
+  readonly transport?: 'http' | 'stdio' | undefined;
+  readonly correlationId?: string | undefined;
 }
 
-/** The `onerror` option of every transport; a callback that takes only the error fits too. */
-export type OnError = (error: Error, report: ErrorReport) => void;
+/** The one error hook of a server, `createServer({ onError })`: every transport and every call report to it. */
+export type OnError = (error: Error, facts: ErrorFacts) => void;
 
-const REPORTS: Readonly<Record<ErrorReport['kind'], ErrorReport>> = Object.freeze({
-  outage: Object.freeze({ kind: 'outage' }),
-  fault: Object.freeze({ kind: 'fault' }),
-});
+/** How a transport reports an unexpected error: to the server's `onError`, with its kind. Never throws. */
+export type Report = (error: unknown, kind?: ErrorFacts['kind']) => void;
 
-/** Hands an unexpected error to a reporting callback; a throwing callback changes nothing. */
-export function reportTo(
-  onerror: OnError | undefined,
-  error: unknown,
-  kind: ErrorReport['kind'] = 'fault',
-): void {
+/** Hands an unexpected error to `onError`; a throwing hook changes nothing. */
+export function reportTo(onError: OnError | undefined, error: unknown, facts: ErrorFacts): void {
   try {
-    onerror?.(error instanceof Error ? error : new Error(String(error)), REPORTS[kind]);
+    onError?.(error instanceof Error ? error : new Error(String(error)), facts);
   } catch {
     // reporting only
   }
+}
+
+/** The report function of one transport on a server with `onError`. */
+export function reporter(
+  server: { readonly onError?: OnError | undefined },
+  transport: 'http' | 'stdio' | undefined,
+): Report {
+  const facts = {
+    outage: Object.freeze({ kind: 'outage' as const, transport }),
+    fault: Object.freeze({ kind: 'fault' as const, transport }),
+  };
+  return (error, kind = 'fault') => reportTo(server.onError, error, facts[kind]);
+}
+
+/** Refuses a transport option that moved to the server (`createServer({ onError })`). */
+export function refuseMovedOnerror(options: object | undefined, who: string, error: (message: string) => Error): void {
+  if (options && 'onerror' in options && (options as { onerror?: unknown }).onerror !== undefined)
+    throw error(
+      `${who}: onerror moved to the server: createServer({ onError }) hears every transport and every call (see errorLog).`,
+    );
 }

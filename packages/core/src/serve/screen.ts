@@ -1,7 +1,7 @@
 import type { Json } from '../json.js';
 import { isMalformedToolsCall, MALFORMED_TOOLS_CALL, rpcIdOf } from './body.js';
 import { capOutgoing, hasOversizedId, OVERSIZED_ID } from './echoes.js';
-import { type OnError, reportTo } from './report.js';
+import type { Report } from './report.js';
 
 type Deliver = (message: unknown, extra?: unknown) => void;
 type Send = (message: object, options?: object) => Promise<void>;
@@ -28,7 +28,7 @@ function edgeOf(message: Json): { readonly code: number; readonly message: strin
  * text, see `capRpcError`). Call it right after the server set `onmessage`
  * (`connect`, `serveStdio`); every other message passes on unchanged.
  */
-export function screenIncoming(transport: ScreenableTransport, onerror?: OnError): void {
+export function screenIncoming(transport: ScreenableTransport, report: Report): void {
   const deliver = transport.onmessage as Deliver | undefined;
   if (typeof deliver !== 'function') return;
   capOutgoing(transport);
@@ -40,6 +40,6 @@ export function screenIncoming(transport: ScreenableTransport, onerror?: OnError
     const answer = { jsonrpc: '2.0', id, error: edge };
     send
       .call(transport, answer, id === null ? {} : { relatedRequestId: id })
-      .catch((error: unknown) => reportTo(onerror, error));
+      .catch((error: unknown) => report(error));
   };
 }

@@ -1,4 +1,4 @@
-import { type OnError, reportTo } from './report.js';
+import type { Report } from './report.js';
 
 /**
  * JSON-RPC codes of a client's mistakes: parse error, invalid request,
@@ -29,15 +29,13 @@ export function isClientMistake(error: Error): boolean {
 
 /**
  * The `onerror` handed to the SDK (`createMcpHandler`, `serveStdio`): the
- * host's `onerror` hears of the server's faults only (`kind: 'fault'`); a
+ * server's `onError` hears of the server's faults only (`kind: 'fault'`); a
  * client's mistake the SDK answered itself is not the server's error (the
- * HTTP transport logs its answer to the refusal log instead). `undefined`
- * when the host gave none.
+ * HTTP transport logs its answer to the refusal log instead).
  */
-export function sdkOnerror(onerror: OnError | undefined): ((error: Error) => void) | undefined {
-  if (!onerror) return undefined;
+export function sdkOnerror(report: Report): (error: Error) => void {
   return (error) => {
     if (error instanceof Error && isClientMistake(error)) return;
-    reportTo(onerror, error);
+    report(error);
   };
 }

@@ -15,18 +15,18 @@ import type { GatehouseServer, ToolAnswer } from '../server.js';
 import { type RequestFacts, type RequestSpan, startRequest } from '../telemetry.js';
 import { capOutgoing } from './echoes.js';
 import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
-import { type OnError, reportTo } from './report.js';
+import type { Report } from './report.js';
+import { served } from './served.js';
 
 // Shared with the SDK v1 adapter, which must not load SDK v2: they live in SDK-free files.
 export { GATE_RPC_CODES } from './refusal.js';
-export { reportTo } from './report.js';
 
 /** A gate refusal as a JSON-RPC error (stdio); carries the retry hint for 503. */
 export function gateProtocolError(refusal: GateRefusal): ProtocolError {
   return new ProtocolError(GATE_RPC_CODES[refusal.status], refusal.reason, gateErrorData(refusal));
 }
 
-/** The JSON-RPC error for an unexpected failure: the cause goes to `onerror`, never to the client. */
+/** The JSON-RPC error for an unexpected failure: the cause goes to the server's `onError`, never to the client. */
 export function internalProtocolError(): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
 }
@@ -40,13 +40,13 @@ export function internalProtocolError(): ProtocolError {
  * `ProtocolError`s (gate refusals) reach the client. Every JSON-RPC error it
  * sends, its own included (invalid params, unsupported protocol version),
  * repeats at most 200 characters of caller text (`capRpcError`). Anything else (a failing
- * authenticator, gate check or visibility rule) is reported to `onerror` and
+ * authenticator, admission guard or visibility guard) is reported to the server's `onError` and
  * answered with a bare JSON-RPC internal error.
  */
 export function sdkServer<TRight extends string>(
   server: GatehouseServer<TRight>,
   connection: () => Promise<Connection<TRight>>,
-  onerror: OnError | undefined,
+  report: Report,
   transport: 'http' | 'stdio',
 ): Server {
   const sdk = new Server({ name: server.name, version: server.version }, { capabilities: { tools: {} } });
@@ -56,25 +56,14 @@ export function sdkServer<TRight extends string>(
     capOutgoing(transport);
     return connect(transport);
   };
-  const sealed = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ProtocolError) throw error;
-      reportTo(onerror, error);
-      throw internalProtocolError();
-    }
-  };
-  /** The request's span, ended here when the answer is a JSON-RPC error (callTool ends it otherwise). */
-  const traced = async <T>(span: RequestSpan | undefined, work: () => Promise<T>): Promise<T> => {
-    if (!span) return sealed(work);
-    try {
-      return await sealed(work);
-    } catch (error) {
-      span?.end({ outcome: 'rpc_error', rpcErrorCode: error instanceof ProtocolError ? error.code : -32603 });
-      throw error;
-    }
-  };
+  const traced = served(
+    {
+      passes: (error) => error instanceof ProtocolError,
+      internal: internalProtocolError,
+      codeOf: (error) => (error as ProtocolError).code,
+    },
+    report,
+  );
   const factsOf = (
     ctx: ServerContext,
     method: RequestFacts['method'],

@@ -1,6 +1,6 @@
 import type { GateRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
-import type { OnError } from './report.js';
+import type { Report } from './report.js';
 
 /**
  * How admission answers when a store it reads fails: a gate check (the
@@ -21,7 +21,8 @@ export interface UnavailableOptions {
 export interface Outage {
   readonly retryAfterSeconds: number;
   readonly timeoutMs: number;
-  readonly onerror?: OnError | undefined;
+  /** Where a failing or slow store is reported (the server's `onError`). */
+  readonly report: Report;
   /** Time limits of this transport's admissions in flight, at `timeoutMs`. */
   readonly deadlines: Deadlines;
 }
@@ -90,11 +91,12 @@ export const DEFAULT_ADMISSION_TIMEOUT_MS = 5_000;
 export const DEFAULT_OUTAGE: Outage = Object.freeze({
   retryAfterSeconds: DEFAULT_OUTAGE_RETRY_SECONDS,
   timeoutMs: DEFAULT_ADMISSION_TIMEOUT_MS,
+  report: () => undefined,
   deadlines: createDeadlines(DEFAULT_ADMISSION_TIMEOUT_MS),
 });
 
 /** Checks a transport's `unavailable` option up front; `who` names the entry point in the error. */
-export function outageOf(options: UnavailableOptions | undefined, who: string, onerror?: OnError): Outage {
+export function outageOf(options: UnavailableOptions | undefined, who: string, report: Report): Outage {
   const retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_OUTAGE_RETRY_SECONDS;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_ADMISSION_TIMEOUT_MS;
   if (!Number.isSafeInteger(retryAfterSeconds) || retryAfterSeconds < 1) {
@@ -103,7 +105,7 @@ export function outageOf(options: UnavailableOptions | undefined, who: string, o
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2_147_483_647) {
     throw new ConfigurationError(`${who}: unavailable.timeoutMs must be a positive integer of milliseconds.`);
   }
-  return Object.freeze({ retryAfterSeconds, timeoutMs, onerror, deadlines: createDeadlines(timeoutMs) });
+  return Object.freeze({ retryAfterSeconds, timeoutMs, report, deadlines: createDeadlines(timeoutMs) });
 }
 
 /** The refusal while a store is down: a 503 that names no cause. */
@@ -115,7 +117,7 @@ export function unavailableRefusal(outage: Outage): GateRefusal {
   };
 }
 
-/** A store that did not answer in time; what `onerror` receives for it. */
+/** A store that did not answer in time; what the server's `onError` receives for it. */
 export class AdmissionTimeoutError extends Error {
   constructor(what: string, ms: number) {
     super(`${what} did not answer within ${ms} ms.`);

@@ -35,6 +35,6 @@ export class V1RpcError extends Error {
 export const gateRpcError = (refusal: GateRefusal): V1RpcError =>
   new V1RpcError(GATE_RPC_CODES[refusal.status], refusal.reason, gateErrorData(refusal));
 
-/** The JSON-RPC error for an unexpected failure: the cause goes to `onerror`, never to the client. */
+/** The JSON-RPC error for an unexpected failure: the cause goes to the server's `onError`, never to the client. */
 export const internalRpcError = (): V1RpcError =>
   new V1RpcError(INTERNAL_RPC_ERROR.code, INTERNAL_RPC_ERROR.message);

@@ -17,8 +17,9 @@ import type { GatehouseServer } from '../server.js';
 import { type RequestFacts, startRequest } from '../telemetry.js';
 import { admit } from './admission.js';
 import { refusalLogOf } from './refusalLog.js';
-import { type OnError, reportTo } from './report.js';
+import { type Report, refuseMovedOnerror, reporter } from './report.js';
 import { screenIncoming } from './screen.js';
+import { type Served, served } from './served.js';
 import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
 import { CONNECTION_KEY, gateRpcError, internalRpcError, V1RpcError } from './v1Errors.js';
@@ -32,14 +33,6 @@ export interface MountOptions {
    */
   readonly credential?: { readonly token: string | undefined; readonly tenant?: string | undefined };
   /**
-   * Receives unexpected errors (a failing visibility rule; a host tool
-   * handler that throws something other than an `McpError`; a failing
-   * authenticator or gate check, whose client gets the 503 error of
-   * `unavailable`) and configuration mistakes found at request time.
-   * Reporting only: otherwise the client gets a bare JSON-RPC internal error.
-   */
-  readonly onerror?: OnError;
-  /**
    * Where gate refusals on the configured `credential` (stdio) are logged, at
    * info or warn, never token material; at most one line per reason a minute,
    * then one "N suppressed" line. Over HTTP the gate middleware logs them.
@@ -51,7 +44,7 @@ export interface MountOptions {
    * credential store behind the authenticator) fails or answers slower than
    * `timeoutMs` (default 5 s): every request answers the JSON-RPC error -32053 (`retry_after_seconds` in its data)
    * naming no cause, with `Retry-After` of `retryAfterSeconds` (default 5);
-   * the error goes to `onerror`, one line per window to the refusal log.
+   * the error goes to the server's `onError`, one line per window to the refusal log.
    */
   readonly unavailable?: UnavailableOptions;
 }
@@ -61,6 +54,7 @@ type Resolve<TRight extends string> = (extra: V1Extra) => Promise<Connection<TRi
 function resolver<TRight extends string>(
   gatehouse: GatehouseServer<TRight>,
   options: MountOptions,
+  report: Report,
 ): Resolve<TRight> {
   const credential = options.credential;
   if (credential) {
@@ -68,7 +62,7 @@ function resolver<TRight extends string>(
     if (!token)
       throw new ConfigurationError('mountGatehouse: credential.token is empty (set it in the environment).');
     const log = refusalLogOf(options.logger, gatehouse);
-    const outage = outageOf(options.unavailable, 'mountGatehouse', options.onerror);
+    const outage = outageOf(options.unavailable, 'mountGatehouse', report);
     return async () => {
       const request = { transport: 'stdio', token, tenant: credential.tenant } as const;
       const admission = await admit(gatehouse, request, log, outage);
@@ -79,8 +73,7 @@ function resolver<TRight extends string>(
   return async (extra) => {
     const connection = extra.authInfo?.extra?.[CONNECTION_KEY];
     if (typeof connection === 'object' && connection !== null) return connection as Connection<TRight>;
-    reportTo(
-      options.onerror,
+    report(
       new ConfigurationError(
         'mountGatehouse: a request arrived without a connection; is the gate middleware mounted?',
       ),
@@ -131,32 +124,26 @@ export function mountGatehouse<TRight extends string>(
   gatehouse: GatehouseServer<TRight>,
   options: MountOptions = {},
 ): void {
-  const resolve = resolver(gatehouse, options);
-  const sealed = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
+  refuseMovedOnerror(options, 'mountGatehouse', (m) => new ConfigurationError(m));
+  const transport = options.credential ? 'stdio' : 'http';
+  const report = reporter(gatehouse, transport);
+  const resolve = resolver(gatehouse, options, report);
+  const traced = served(
+    {
       // McpError has no brand; the SDK is a peer dependency, so host and adapter share one copy
-      if (V1RpcError.is(error) || error instanceof McpError) throw error;
-      reportTo(options.onerror, error);
-      throw internalRpcError();
-    }
-  };
+      passes: (error) => V1RpcError.is(error) || error instanceof McpError,
+      internal: internalRpcError,
+      codeOf: (error) => (error as { code: number }).code,
+    },
+    report,
+  );
   const server = isMcpServer(target) ? target.server : target;
-  const mount: Mount<TRight> = {
-    gatehouse,
-    resolve,
-    onerror: options.onerror,
-    host: {},
-    shadowed: new Set(),
-  };
+  const mount: Mount<TRight> = { gatehouse, resolve, report, traced, host: {}, shadowed: new Set() };
   mount.host = captureToolHandlers(server, (set) => {
-    set(ListToolsRequestSchema, (request, extra) => sealed(() => listTools(mount, request, extra)));
-    set(LOOSE_CALL_REQUEST, (request, extra) =>
-      sealed(() => callTool(mount, request as CallToolRequest, extra)),
-    );
+    set(ListToolsRequestSchema, (request, extra) => listTools(mount, request, extra));
+    set(LOOSE_CALL_REQUEST, (request, extra) => callTool(mount, request as CallToolRequest, extra));
   });
-  screenOnConnect(server, options.onerror);
+  screenOnConnect(server, report);
 }
 
 /**
@@ -164,12 +151,12 @@ export function mountGatehouse<TRight extends string>(
  * malformed params gets the short -32602 sentence from the transport itself,
  * before the SDK's own `tools/call` wrapper would answer with its validator's dump.
  */
-function screenOnConnect(server: Server, onerror: OnError | undefined): void {
+function screenOnConnect(server: Server, report: Report): void {
   const connect = server.connect.bind(server);
   server.connect = (transport) => {
     // Protocol.connect sets the transport's onmessage before its first await
     const connecting = connect(transport);
-    screenIncoming(transport, onerror);
+    screenIncoming(transport, report);
     return connecting;
   };
 }
@@ -178,42 +165,39 @@ function screenOnConnect(server: Server, onerror: OnError | undefined): void {
 interface Mount<TRight extends string> {
   readonly gatehouse: GatehouseServer<TRight>;
   readonly resolve: Resolve<TRight>;
-  readonly onerror: OnError | undefined;
+  readonly report: Report;
+  /** The one wrapper of the SDK adapters' handlers (`served`). */
+  readonly traced: Served;
   host: HostToolHandlers;
   readonly shadowed: Set<string>;
 }
 
 async function listTools<TRight extends string>(
-  { gatehouse, host, resolve, onerror, shadowed }: Mount<TRight>,
+  { gatehouse, host, resolve, report, traced, shadowed }: Mount<TRight>,
   request: ListToolsRequest,
   extra: V1Extra,
 ): Promise<ListToolsResult> {
   const span =
     gatehouse.telemetry &&
     startRequest(gatehouse.telemetry, v1Facts('tools/list', request.params?._meta, extra));
-  let own: ListToolsResult['tools'];
-  try {
+  return traced(span, async () => {
     const connection = await resolve(extra);
-    own = (await gatehouse.listTools(connection)) as unknown as ListToolsResult['tools'];
+    const own = (await gatehouse.listTools(connection)) as unknown as ListToolsResult['tools'];
     span?.end({ outcome: 'ok', tenantId: connection.tenantId, connectionId: connection.connectionId });
-  } catch (error) {
-    span?.end({ outcome: 'rpc_error', rpcErrorCode: error instanceof V1RpcError ? error.code : -32603 });
-    throw error;
-  }
-  if (!host.list) return { tools: [...own] };
-  const page = (await host.list(request, extra)) as ListToolsResult;
-  if (request.params?.cursor !== undefined) return page;
-  const names = new Set(own.map((t) => t.name));
-  for (const clash of page.tools.filter((t) => names.has(t.name) && !shadowed.has(t.name))) {
-    shadowed.add(clash.name);
-    reportTo(
-      onerror,
-      new ConfigurationError(
-        `mountGatehouse: host tool ${clash.name} is shadowed by the Gatehouse tool of that name.`,
-      ),
-    );
-  }
-  return { ...page, tools: [...own, ...page.tools.filter((t) => !names.has(t.name))] };
+    if (!host.list) return { tools: [...own] };
+    const page = (await host.list(request, extra)) as ListToolsResult;
+    if (request.params?.cursor !== undefined) return page;
+    const names = new Set(own.map((t) => t.name));
+    for (const clash of page.tools.filter((t) => names.has(t.name) && !shadowed.has(t.name))) {
+      shadowed.add(clash.name);
+      report(
+        new ConfigurationError(
+          `mountGatehouse: host tool ${clash.name} is shadowed by the Gatehouse tool of that name.`,
+        ),
+      );
+    }
+    return { ...page, tools: [...own, ...page.tools.filter((t) => !names.has(t.name))] };
+  });
 }
 
 const MAX_HOST_PAGES = 100;
@@ -236,32 +220,36 @@ async function hostToolNames(host: HostToolHandlers, extra: V1Extra): Promise<Se
 }
 
 async function callTool<TRight extends string>(
-  { gatehouse, host, resolve }: Mount<TRight>,
+  { gatehouse, host, resolve, traced }: Mount<TRight>,
   request: CallToolRequest,
   extra: V1Extra,
 ): Promise<CallToolResult> {
-  const connection = await resolve(extra);
-  const { name } = request.params;
-  // Gatehouse's own visible tools first: the host's tools are listed only for a name Gatehouse does not show
-  if (host.call && !(await gatehouse.listTools(connection)).some((tool) => tool.name === name)) {
-    if ((await hostToolNames(host, extra)).has(name))
-      return (await host.call(request, extra)) as CallToolResult;
-  }
-  if (request.params.task) {
-    throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
-  }
-  const span =
-    gatehouse.telemetry &&
-    startRequest(
-      gatehouse.telemetry,
-      v1Facts('tools/call', request.params._meta, extra, gatehouse.isTool?.(name) ? name : '(unknown)'),
+  return traced(undefined, async () => {
+    const connection = await resolve(extra);
+    const { name } = request.params;
+    // Gatehouse's own visible tools first: the host's tools are listed only for a name Gatehouse does not show
+    if (host.call && !(await gatehouse.listTools(connection)).some((tool) => tool.name === name)) {
+      if ((await hostToolNames(host, extra)).has(name))
+        return (await host.call(request, extra)) as CallToolResult;
+    }
+    if (request.params.task) {
+      throw new V1RpcError(ErrorCode.InvalidParams, 'Gatehouse tools do not run as tasks.');
+    }
+    const span =
+      gatehouse.telemetry &&
+      startRequest(
+        gatehouse.telemetry,
+        v1Facts('tools/call', request.params._meta, extra, gatehouse.isTool?.(name) ? name : '(unknown)'),
+      );
+    const answer = await traced(span, () =>
+      gatehouse.answer(connection, name, request.params.arguments, {
+        requestId: extra.requestId,
+        signal: extra.signal,
+        span,
+      }),
     );
-  const result = await gatehouse.callTool(connection, name, request.params.arguments, {
-    requestId: extra.requestId,
-    signal: extra.signal,
-    span,
+    return answer.result as unknown as CallToolResult;
   });
-  return result as unknown as CallToolResult;
 }
 
 /** A request's telemetry facts as an SDK v1 handler sees them (HTTP transports give `requestInfo`). */

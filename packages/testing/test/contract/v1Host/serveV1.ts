@@ -18,27 +18,23 @@ import type { ServedNotes, ServeNotes } from '../host/notesHost.js';
 export type V1Mode = 'stateless' | 'stateful';
 
 /** A v1 low-level server with nothing of its own but Gatehouse's tools; `handshakes` gets each client's name. */
-function v1Server(
-  gatehouse: GatehouseServer<Right>,
-  onerror: (error: Error) => void,
-  handshakes: string[],
-): Server {
+function v1Server(gatehouse: GatehouseServer<Right>, handshakes: string[]): Server {
   const server = new Server({ name: gatehouse.name, version: gatehouse.version }, { capabilities: {} });
-  mountGatehouse(server, gatehouse, { onerror });
+  mountGatehouse(server, gatehouse);
   server.oninitialized = () => void handshakes.push(server.getClientVersion()?.name ?? '');
   return server;
 }
 
 /**
  * The {@link ServeNotes} of the notes host on SDK v1 over Streamable HTTP in
- * `mode`; `errors` collects what is reported to `onerror`, `handshakes` the
+ * `mode`; `errors` collects what the server's `onError` hears, `handshakes` the
  * name each client gave when it initialized.
  */
 export function serveOnV1(mode: V1Mode, errors: Error[] = [], handshakes: string[] = []): ServeNotes {
-  return async (gatehouse: GatehouseServer<Right>, flaws: Flaws): Promise<ServedNotes> => {
-    const onerror = (error: Error) => void errors.push(error);
+  return async (given: GatehouseServer<Right>, flaws: Flaws): Promise<ServedNotes> => {
+    // the served copy of the server reports to `errors`: transports report to their server's onError
+    const gatehouse: GatehouseServer<Right> = { ...given, onError: (error) => void errors.push(error) };
     const gate = createGateMiddleware(gatehouse, {
-      onerror,
       ...(flaws.trustsForeignOrigin ? { allowedOrigins: ['localhost', '127.0.0.1', 'evil.example'] } : {}),
     });
     const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -54,7 +50,7 @@ export function serveOnV1(mode: V1Mode, errors: Error[] = [], handshakes: string
         onsessioninitialized: (sid) => void sessions.set(sid, transport),
         onsessionclosed: (sid) => void sessions.delete(sid),
       });
-      const server = v1Server(gatehouse, onerror, handshakes);
+      const server = v1Server(gatehouse, handshakes);
       open.add(server);
       if (mode === 'stateless') {
         res.on('close', () => {
