@@ -68,7 +68,7 @@ export function serveOnV1(mode: V1Mode, errors: Error[] = [], handshakes: string
         return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       }
       gate(gated, res, () => serve(gated, res)).catch((error: unknown) => {
-        onerror(error instanceof Error ? error : new Error(String(error)));
+        errors.push(error instanceof Error ? error : new Error(String(error)));
         if (!res.headersSent) res.writeHead(500).end();
       });
     });
