@@ -43,7 +43,8 @@ export interface BatchCountGuardOptions<TInput, TServices> {
 export function batchCountGuard<TInput, TServices>(
   options: BatchCountGuardOptions<TInput, TServices>,
 ): UnitGuard<TInput, TServices> {
-  if (typeof options?.match !== 'function') throw new ConfigurationError('batchCountGuard: match is required.');
+  if (typeof options?.match !== 'function')
+    throw new ConfigurationError('batchCountGuard: match is required.');
   const maxSize = options.maxSize ?? 100;
   const maxListed = options.maxListed ?? 20;
   if (!Number.isInteger(maxSize) || maxSize < 1 || !Number.isInteger(maxListed) || maxListed < 1) {

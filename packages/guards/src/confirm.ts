@@ -81,7 +81,9 @@ export function confirmGuard<TRight extends string = string>(
   const lease = leaseOf('confirmGuard', options);
   const approval = options.approval;
   if (approval !== undefined && (typeof approval !== 'object' || approval === null))
-    throw new ConfigurationError('confirmGuard: approval must be { url, connectionOf, byEffect?, approvers? }.');
+    throw new ConfigurationError(
+      'confirmGuard: approval must be { url, connectionOf, byEffect?, approvers? }.',
+    );
   let previews = 0;
   const findById = store.findById;
   const listAwaiting = store.listAwaitingApproval;
@@ -118,7 +120,10 @@ export function confirmGuard<TRight extends string = string>(
     mark: (action, from, to, marking) => store.transition(action.id, from, to, marking?.unit, marking?.set),
     ...(findById ? { findById: (id: string) => findById.call(store, id) } : {}),
     ...(listAwaiting
-      ? { listAwaitingApproval: (tenantId: string, now: number, limit: number) => listAwaiting.call(store, tenantId, now, limit) }
+      ? {
+          listAwaitingApproval: (tenantId: string, now: number, limit: number) =>
+            listAwaiting.call(store, tenantId, now, limit),
+        }
       : {}),
   });
 }

@@ -1,8 +1,8 @@
 import {
   ALLOW,
-  canonicalJson,
   ConfigurationError,
   type Connection,
+  canonicalJson,
   type Decision,
   defineGuard,
   deny,
@@ -35,7 +35,10 @@ export interface DuplicateGuardOptions<TInput, TServices> {
 function separateArguments(noun: string): GuardArguments {
   return {
     separate: {
-      schema: { type: 'boolean', description: `Create a separate ${noun} although one with the same key exists.` },
+      schema: {
+        type: 'boolean',
+        description: `Create a separate ${noun} although one with the same key exists.`,
+      },
     },
     reason: {
       schema: {
@@ -91,7 +94,16 @@ export function duplicateGuard<TInput, TServices>(
         );
       refuseNotifyLike(update, 'update', build);
     },
-    async check({ tool, input, services, connection, guardArguments, note, now, serialize }): Promise<Decision> {
+    async check({
+      tool,
+      input,
+      services,
+      connection,
+      guardArguments,
+      note,
+      now,
+      serialize,
+    }): Promise<Decision> {
       const separate = guardArguments.separate === true;
       const reason = typeof guardArguments.reason === 'string' ? guardArguments.reason.trim() : '';
       if (separate || reason) {

@@ -30,7 +30,9 @@ export interface KillSwitchGuardOptions {
 function checked(options: KillSwitchGuardOptions, who: string): number {
   const { switches } = options ?? {};
   if (typeof switches?.isGlobalOn !== 'function' || typeof switches.tenantAccess !== 'function')
-    throw new ConfigurationError(`${who}: switches must read the switches (isGlobalOn, tenantAccess), e.g. createSwitches(…).`);
+    throw new ConfigurationError(
+      `${who}: switches must read the switches (isGlobalOn, tenantAccess), e.g. createSwitches(…).`,
+    );
   const retryAfterSeconds = options.retryAfterSeconds ?? 300;
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1)
     throw new ConfigurationError(`${who}: retryAfterSeconds must be a positive integer.`);
@@ -99,6 +101,8 @@ export function tenantSwitchGuard(options: KillSwitchGuardOptions): VisibilityGu
  * @example
  * createServer({ guards: [...killSwitchGuards({ switches: createSwitches({ store, audit }) }), …] });
  */
-export function killSwitchGuards(options: KillSwitchGuardOptions): readonly [AdmissionGuard, VisibilityGuard] {
+export function killSwitchGuards(
+  options: KillSwitchGuardOptions,
+): readonly [AdmissionGuard, VisibilityGuard] {
   return [globalKillSwitchGuard(options), tenantSwitchGuard(options)];
 }

@@ -59,7 +59,9 @@ function bucketStores(options: RateGuardOptions): Readonly<Record<Effect, RateBu
   for (const [effect, store] of Object.entries(options.stores ?? {})) {
     checkEffect('stores entry', effect);
     if (!isStore(store))
-      throw new ConfigurationError(`rateGuard: stores.${effect} must be a RateBucketStore (take and refund).`);
+      throw new ConfigurationError(
+        `rateGuard: stores.${effect} must be a RateBucketStore (take and refund).`,
+      );
   }
   const byEffect = EFFECTS.map((effect) => [effect, options.stores?.[effect] ?? options.store]);
   return Object.freeze(Object.fromEntries(byEffect) as Record<Effect, RateBucketStore>);

@@ -77,7 +77,9 @@ export const RELEASE_RETRY_MS: readonly number[] = Object.freeze([50, 250, 1_000
 function duration(name: string, value: number | undefined, fallback: number, zeroOk = false): number {
   const chosen = value ?? fallback;
   if (!Number.isFinite(chosen) || chosen < 0 || (!zeroOk && chosen === 0))
-    throw new ConfigurationError(`replayGuard: ${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number.`);
+    throw new ConfigurationError(
+      `replayGuard: ${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number.`,
+    );
   return chosen;
 }
 
@@ -106,7 +108,9 @@ export function replayGuard(options: ReplayGuardOptions): ClaimGuard<ReplayClaim
   const store = options?.store;
   const methods = ['begin', 'complete', 'release', 'holds', 'renew'] as const;
   if (methods.some((name) => typeof store?.[name] !== 'function')) {
-    throw new ConfigurationError('replayGuard: store must be a ReplayStore (begin, complete, release, holds, renew).');
+    throw new ConfigurationError(
+      'replayGuard: store must be a ReplayStore (begin, complete, release, holds, renew).',
+    );
   }
   const windowMs = duration('windowMs', options.windowMs, 5 * 60_000);
   const keyedWindowMs = duration('keyedWindowMs', options.keyedWindowMs, 24 * 3_600_000);
@@ -130,7 +134,9 @@ export function replayGuard(options: ReplayGuardOptions): ClaimGuard<ReplayClaim
     const argumentsDigest = digest({ ...call.arguments, ...guardOwned });
     const scope = `${call.connection.connectionId}\u0000${call.tool.name}`;
     const key =
-      idempotencyKey === undefined ? `${scope}\u0000${argumentsDigest}` : `${scope}\u0000key\u0000${idempotencyKey}`;
+      idempotencyKey === undefined
+        ? `${scope}\u0000${argumentsDigest}`
+        : `${scope}\u0000key\u0000${idempotencyKey}`;
     let found: ReplayBegin;
     try {
       found = await settle(key, argumentsDigest, clock);

@@ -22,11 +22,16 @@ import { type TenantGuardOptions, tenantGuard } from './tenant.js';
 import { untrustedTextGuard } from './untrustedText.js';
 import { versionGuard } from './version.js';
 
-/** The stores {@link standardGuards} builds on: what `createSqliteStores`, `createPostgresStores` or memory stores give. */
+/**
+ * The stores {@link standardGuards} builds on: what `createSqliteStores` or
+ * `createPostgresStores` give. A guard whose store is absent is left out (a
+ * read-only server needs no replay or pending-action store); `createServer`
+ * then refuses any tool that needs it, naming the factory.
+ */
 export interface StandardStores {
-  readonly replay: ReplayStore;
-  readonly pendingActions: PendingActionStore;
-  readonly rateBuckets: RateBucketStore;
+  readonly replay?: ReplayStore | undefined;
+  readonly pendingActions?: PendingActionStore | undefined;
+  readonly rateBuckets?: RateBucketStore | undefined;
 }
 
 /**
@@ -47,7 +52,8 @@ export interface StandardGuardsOptions<TRight extends string = string> {
   readonly output?: OutputGuard;
 }
 
-const isGuard = (value: unknown): value is Guard => typeof (value as { kind?: unknown } | undefined)?.kind === 'string';
+const isGuard = (value: unknown): value is Guard =>
+  typeof (value as { kind?: unknown } | undefined)?.kind === 'string';
 
 /** The built-in guard from `given` options, or `given` itself when it is a guard of that kind (and duty). */
 function pick<TGuard extends Guard, TOptions>(
@@ -56,6 +62,14 @@ function pick<TGuard extends Guard, TOptions>(
   build: (options: TOptions | undefined) => TGuard,
 ): TGuard {
   if (!isGuard(given)) return build(given as TOptions | undefined);
+  return checkedGuard(given, slot);
+}
+
+/** `given` as the guard of a slot; a guard of another kind or duty is refused. */
+function checkedGuard<TGuard extends Guard>(
+  given: Guard,
+  slot: { readonly kind: Guard['kind']; readonly what: string; readonly duty?: string },
+): TGuard {
   const duty = (given as { duty?: string }).duty;
   if (given.kind !== slot.kind || (slot.duty !== undefined && duty !== slot.duty)) {
     const needs = slot.duty ? `a ${slot.kind} guard with duty '${slot.duty}'` : `a ${slot.kind} guard`;
@@ -65,12 +79,30 @@ function pick<TGuard extends Guard, TOptions>(
 }
 
 /**
+ * A guard built on a store, or the replacement given; nothing when there is
+ * neither a store nor a replacement. Options without their store are refused.
+ */
+function stored<TGuard extends Guard, TOptions extends object, TStore>(
+  given: TGuard | TOptions | undefined,
+  store: TStore | undefined,
+  slot: { readonly kind: Guard['kind']; readonly what: string; readonly store: string },
+  build: (options: TOptions | undefined, store: TStore) => TGuard,
+): TGuard[] {
+  if (isGuard(given)) return [checkedGuard<TGuard>(given, slot)];
+  if (store !== undefined) return [build(given as TOptions | undefined, store)];
+  if (given !== undefined)
+    throw new ConfigurationError(`standardGuards: ${slot.what} options need stores.${slot.store}.`);
+  return [];
+}
+
+/**
  * Every guard a server needs, in one line: the tenant binding (I3), live
  * rights (I4, I7), both kill switches (I6), rate buckets per connection and
  * effect class (I7), replay protection (I10), the two-step confirm with
  * person approval (I9), and output cleaning (I16). Add the team's own
  * guards beside them; pass options (or a guard of the same kind) to tune or
- * replace one.
+ * replace one. The rate, replay and confirm guards are built on their
+ * stores and left out without them: a read-only server passes none.
  *
  * @example
  * createServer({ …, guards: standardGuards(stores, { switches, confirm: { approval } }) });
@@ -80,9 +112,13 @@ export function standardGuards<TRight extends string = string>(
   options: StandardGuardsOptions<TRight>,
 ): readonly Guard<TRight>[] {
   if (typeof stores !== 'object' || stores === null)
-    throw new ConfigurationError('standardGuards: stores must give replay, pendingActions and rateBuckets.');
+    throw new ConfigurationError(
+      'standardGuards: stores must be an object (replay, pendingActions, rateBuckets).',
+    );
   if (typeof options?.switches !== 'object' || options.switches === null)
-    throw new ConfigurationError('standardGuards: switches is required (createSwitches of @gatehousejs/access).');
+    throw new ConfigurationError(
+      'standardGuards: switches is required (createSwitches of @gatehousejs/access).',
+    );
   const switches: readonly [AdmissionGuard, VisibilityGuard] = killSwitchGuards({
     switches: options.switches,
     ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
@@ -95,10 +131,20 @@ export function standardGuards<TRight extends string = string>(
     ),
     pick(options.rights, { kind: 'visibility', what: 'rights', duty: 'rights' }, () => rightsGuard()),
     ...switches,
-    pick(options.rate, { kind: 'rate', what: 'rate' }, (o) => rateGuard({ ...o, store: stores.rateBuckets })),
-    pick(options.replay, { kind: 'claim', what: 'replay' }, (o) => replayGuard({ ...o, store: stores.replay })),
-    pick(options.confirm, { kind: 'outward', what: 'confirm' }, (o) =>
-      confirmGuard<TRight>({ ...o, store: stores.pendingActions }),
+    ...stored(
+      options.rate,
+      stores.rateBuckets,
+      { kind: 'rate', what: 'rate', store: 'rateBuckets' },
+      (o, store) => rateGuard({ ...o, store }),
+    ),
+    ...stored(options.replay, stores.replay, { kind: 'claim', what: 'replay', store: 'replay' }, (o, store) =>
+      replayGuard({ ...o, store }),
+    ),
+    ...stored(
+      options.confirm,
+      stores.pendingActions,
+      { kind: 'outward', what: 'confirm', store: 'pendingActions' },
+      (o, store) => confirmGuard<TRight>({ ...o, store }),
     ),
     pick(options.output, { kind: 'output', what: 'output' }, () => untrustedTextGuard()),
   ] as readonly Guard<TRight>[]);

@@ -1,4 +1,11 @@
-import { defineGuard, deny, type Json, type JsonObject, type OutputGuard, UNTRUSTED_TEXT_NOTE } from '@gatehousejs/core';
+import {
+  defineGuard,
+  deny,
+  type Json,
+  type JsonObject,
+  type OutputGuard,
+  UNTRUSTED_TEXT_NOTE,
+} from '@gatehousejs/core';
 import { stripHidden } from '@gatehousejs/core/internal';
 
 /** Where a wrapper of third-party text breaks the rule, if anywhere. */

@@ -388,9 +388,12 @@ describe('standardGuards', () => {
     );
   });
 
-  it('refuses missing stores and a missing switch reader', () => {
+  it('refuses a missing stores object, options without their store, and a missing switch reader', () => {
     expect(configurationError(() => standardGuards(null as never, { switches }))).toMatch(
-      /^standardGuards: stores must give replay, pendingActions and rateBuckets/,
+      /^standardGuards: stores must be an object/,
+    );
+    expect(configurationError(() => standardGuards({}, { switches, replay: { windowMs: 1_000 } }))).toMatch(
+      /^standardGuards: replay options need stores\.replay/,
     );
     expect(configurationError(() => standardGuards(stores(), {} as never))).toMatch(
       /^standardGuards: switches is required/,
@@ -398,6 +401,14 @@ describe('standardGuards', () => {
     expect(configurationError(() => standardGuards(stores(), undefined as never))).toMatch(
       /^standardGuards: switches is required/,
     );
+  });
+
+  it('leaves out the guards whose store is absent: a read-only server passes none', () => {
+    const kinds = standardGuards({}, { switches }).map((g) => g.kind);
+    expect(kinds).not.toContain('claim');
+    expect(kinds).not.toContain('outward');
+    expect(kinds).not.toContain('rate');
+    expect(kinds).toEqual(['visibility', 'visibility', 'admission', 'visibility', 'output']);
   });
 
   for (const slot of Object.keys(own) as (keyof typeof own)[]) {
