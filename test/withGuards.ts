@@ -12,12 +12,12 @@ import {
   type ApprovalOptions,
   type Connection,
   deny,
-  type VisibleTool,
   type GateRefusal,
   type GateRequest,
   type Guard,
   type ServerOptions,
   type VisibilityGuard,
+  type VisibleTool,
 } from '@gatehousejs/core';
 import {
   type ConfirmGuardOptions,
@@ -37,7 +37,10 @@ import {
 export type HideRule = (
   tool: VisibleTool,
   connection: Connection,
-) => { readonly reason: string; readonly fix: string } | undefined | Promise<{ readonly reason: string; readonly fix: string } | undefined>;
+) =>
+  | { readonly reason: string; readonly fix: string }
+  | undefined
+  | Promise<{ readonly reason: string; readonly fix: string } | undefined>;
 
 /** A visibility guard from a test's rule: a hidden tool is refused `tool_hidden` with its reason. */
 export function visibilityOf(rule: HideRule, name: string): VisibilityGuard {
@@ -108,10 +111,17 @@ export function testGuards<TRight extends string>(policy: TestPolicy<TRight> = {
     ...(policy.rate ? [rateGuard(policy.rate)] : []),
     ...(policy.replay ? [replayGuard(policy.replay)] : []),
     ...(policy.confirm || policy.approval
-      ? [confirmGuard<TRight>({ ...(policy.confirm as ConfirmGuardOptions<TRight>), approval: policy.approval })]
+      ? [
+          confirmGuard<TRight>({
+            ...(policy.confirm as ConfirmGuardOptions<TRight>),
+            approval: policy.approval,
+          }),
+        ]
       : []),
     ...(own.some((g) => g.kind === 'output') ? [] : [untrustedTextGuard()]),
-    ...(policy.visibility ?? []).map((rule, i) => (typeof rule === 'function' ? visibilityOf(rule, `visibility ${i + 1}`) : rule)),
+    ...(policy.visibility ?? []).map((rule, i) =>
+      typeof rule === 'function' ? visibilityOf(rule, `visibility ${i + 1}`) : rule,
+    ),
     ...own,
   ] as Guard[];
 }

@@ -302,6 +302,7 @@ function operatorErrorLog(logger: Logger, clock: () => Date): OnError {
   const lines = errorLog(logger, { now: () => clock().getTime() });
   return (error, facts) => {
     lines(error, facts);
-    if (facts.correlationId) logger.debug({ correlation_id: facts.correlationId, err: error }, 'internal error detail');
+    if (facts.correlationId)
+      logger.debug({ correlation_id: facts.correlationId, err: error }, 'internal error detail');
   };
 }

@@ -1,3 +1,4 @@
+import type { Connection } from './context.js';
 import type {
   ApprovalDecision,
   ApprovalOptions,
@@ -6,7 +7,6 @@ import type {
   ApprovalView,
   Approver,
 } from './contract/approval.js';
-import type { Connection } from './context.js';
 import type { OutwardGuard } from './contract/guard.js';
 import type { PendingAction } from './contract/pending.js';
 import type { ToolDefinition } from './contract/tool.js';
@@ -89,7 +89,9 @@ export function checkApprovalSetup(
   if (byPerson.size === 0) return;
   const tools = [...byPerson].join(', ');
   if (!outward)
-    throw new ConfigurationError(`Tools ${tools} need the two-step flow; add confirmGuard({ store }) to the guards.`);
+    throw new ConfigurationError(
+      `Tools ${tools} need the two-step flow; add confirmGuard({ store }) to the guards.`,
+    );
   if (!options || typeof options.url !== 'function' || typeof options.connectionOf !== 'function') {
     throw new ConfigurationError(
       `Tools ${tools} need a person's approval; pass confirmGuard({ store, approval: { url, connectionOf } }).`,

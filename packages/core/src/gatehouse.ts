@@ -6,6 +6,7 @@ import { toolOutputSchema } from './contract/envelope.js';
 import type { ToolGuard } from './contract/guard.js';
 import {
   checkSpecShape,
+  type NoToolGuards,
   type ToolDefinition,
   type ToolGuardKit,
   type ToolListing,
@@ -36,7 +37,7 @@ export interface GatehouseOptions<
   TServices,
   TPorts extends PortMap = PortMap,
   THandle = unknown,
-  TKit extends ToolGuardKit = {},
+  TKit extends ToolGuardKit = NoToolGuards,
 > {
   /** The host's vocabulary of rights; `requires` may only name these. */
   readonly rights: readonly TRight[];
@@ -50,7 +51,11 @@ export interface GatehouseOptions<
    * `pg.PoolClient`) is bound once: `createServer({ unitOfWork })` must hand
    * that type, and services and unit guards see it without a cast.
    */
-  readonly services: (connection: Connection<TRight>, ports: Ports<TPorts>, unit: THandle | undefined) => TServices;
+  readonly services: (
+    connection: Connection<TRight>,
+    ports: Ports<TPorts>,
+    unit: THandle | undefined,
+  ) => TServices;
   /**
    * Guard factories a tool's `guards: (g) => […]` can call by name, typed by
    * the tool: `toolGuards` of `@gatehousejs/guards` gives `g.version`,
@@ -66,7 +71,12 @@ export interface GatehouseOptions<
 }
 
 /** The host-bound Gatehouse: `defineTool` and the server builder. */
-export interface Gatehouse<TRight extends string, TServices, THandle = unknown, TKit extends ToolGuardKit = {}> {
+export interface Gatehouse<
+  TRight extends string,
+  TServices,
+  THandle = unknown,
+  TKit extends ToolGuardKit = NoToolGuards,
+> {
   readonly rights: readonly TRight[];
   /**
    * Declares a tool once. Throws a `ConfigurationError` naming the tool for a
@@ -108,8 +118,10 @@ export function createGatehouse<
   TServices,
   TPorts extends PortMap = PortMap,
   THandle = unknown,
-  TKit extends ToolGuardKit = {},
->(options: GatehouseOptions<TRight, TServices, TPorts, THandle, TKit>): Gatehouse<TRight, TServices, THandle, TKit> {
+  TKit extends ToolGuardKit = NoToolGuards,
+>(
+  options: GatehouseOptions<TRight, TServices, TPorts, THandle, TKit>,
+): Gatehouse<TRight, TServices, THandle, TKit> {
   checkOptions(options);
   const ports: PortMap = options.ports ?? {};
   checkPorts(ports);

@@ -112,7 +112,8 @@ export function createHttpHandler<TRight extends string>(
       extra: { [CONNECTION_KEY]: connection },
     };
     // GET and DELETE are answered 405 (stateless serving): clients probe for a stream that way, no mistake
-    if (request.method !== 'POST') return (await capErrorResponse(await mcp.fetch(request, { authInfo }))).response;
+    if (request.method !== 'POST')
+      return (await capErrorResponse(await mcp.fetch(request, { authInfo }))).response;
     return sdkAnswer(request, mcp.fetch(request, { authInfo, parsedBody: admission.body }));
   };
 
@@ -131,7 +132,13 @@ export function createHttpHandler<TRight extends string>(
 }
 
 /** An error the SDK answered with a 4xx, as a protocol mistake of the client: the capped message, hidden characters removed. */
-function sdkMistake(log: RefusalLog, request: Request, status: number, message: unknown, options: HttpOptions): void {
+function sdkMistake(
+  log: RefusalLog,
+  request: Request,
+  status: number,
+  message: unknown,
+  options: HttpOptions,
+): void {
   let clientAddress: string | undefined;
   try {
     clientAddress = options.clientAddress?.(request);

@@ -1,13 +1,4 @@
 export type {
-  ApprovalDecision,
-  ApprovalMode,
-  ApprovalOptions,
-  ApprovalStatus,
-  Approvals,
-  ApprovalView,
-  Approver,
-} from './contract/approval.js';
-export type {
   AuthDecision,
   Authenticate,
   Connection,
@@ -16,6 +7,15 @@ export type {
   GateRequest,
   PresentedCredential,
 } from './context.js';
+export type {
+  ApprovalDecision,
+  ApprovalMode,
+  ApprovalOptions,
+  ApprovalStatus,
+  Approvals,
+  ApprovalView,
+  Approver,
+} from './contract/approval.js';
 export type {
   BuildContext,
   CallGuardContext,
@@ -32,6 +32,7 @@ export { DEFAULT_CONVENTIONS } from './contract/call.js';
 export type { Allowed, Decision, Refusal } from './contract/decision.js';
 export { ALLOW, allow, deny } from './contract/decision.js';
 export type { CallResult } from './contract/envelope.js';
+export { REPLAY_NOTE } from './contract/envelope.js';
 export type {
   AdmissionDecision,
   AdmissionGuard,
@@ -52,7 +53,13 @@ export type {
   VisibilityPurpose,
 } from './contract/guard.js';
 export { checkGuard, defineGuard, GUARD_KINDS } from './contract/guard.js';
-export type { ApprovalLink, Outcome, PreviewOutcome, RefusedOutcome, ResultOutcome } from './contract/outcome.js';
+export type {
+  ApprovalLink,
+  Outcome,
+  PreviewOutcome,
+  RefusedOutcome,
+  ResultOutcome,
+} from './contract/outcome.js';
 export type { ClaimedAction } from './contract/pending.js';
 export type {
   ContextOf,
@@ -86,7 +93,6 @@ export type { CallLogRecord, Logger } from './logging.js';
 export { silentLogger } from './logging.js';
 export type { ArgumentCaps } from './pipeline/caps.js';
 export { DEFAULT_ARGUMENT_CAPS } from './pipeline/caps.js';
-export { REPLAY_NOTE } from './contract/envelope.js';
 export { ClaimLost } from './pipeline/claim.js';
 export type { TokenFate, TokenStage } from './pipeline/outward.js';
 export { OUTWARD_TOKEN_FATES, TOKEN_FATES, tokenFate } from './pipeline/outward.js';

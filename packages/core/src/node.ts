@@ -49,11 +49,14 @@ export function createNodeListener<TRight extends string>(
     ...options,
     clientAddress: options.clientAddress ?? ((request) => sockets.get(request)),
   });
-  return nodeListener((request, incoming) => {
-    const address = incoming.socket?.remoteAddress;
-    if (address !== undefined) sockets.set(request, address);
-    return handler.fetch(request);
-  }, reporter(server, 'http'));
+  return nodeListener(
+    (request, incoming) => {
+      const address = incoming.socket?.remoteAddress;
+      if (address !== undefined) sockets.set(request, address);
+      return handler.fetch(request);
+    },
+    reporter(server, 'http'),
+  );
 }
 
 /** Options of {@link listen}. */

@@ -136,7 +136,12 @@ export interface GatehouseServer<TRight extends string = string> {
     options?: CallOptions,
   ): Promise<CallResult>;
   /** {@link callTool}, with where a person approves the call's action when one must: what transports use. */
-  answer(connection: Connection<TRight>, name: string, args: unknown, options?: CallOptions): Promise<ToolAnswer>;
+  answer(
+    connection: Connection<TRight>,
+    name: string,
+    args: unknown,
+    options?: CallOptions,
+  ): Promise<ToolAnswer>;
   /** Resolves a credential (the host's authenticator). */
   readonly authenticate: Authenticate<TRight>;
   /** The server's `logger` (silent when none was given); transports log refusals to it. */
@@ -194,7 +199,9 @@ function checkOptions(options: ServerOptions<string, unknown>): void {
     names.add(tool.name);
     if (tool.effect === 'read') continue;
     if (!options.audit)
-      throw new ConfigurationError(`Tool ${tool.name}: every MCP write is audited (I15); pass createServer({ audit }).`);
+      throw new ConfigurationError(
+        `Tool ${tool.name}: every MCP write is audited (I15); pass createServer({ audit }).`,
+      );
     if (!options.unitOfWork)
       throw new ConfigurationError(
         `Tool ${tool.name}: writes run in a unit of work with their audit row and claim (I10, I15); pass createServer({ unitOfWork }).`,
@@ -229,7 +236,13 @@ function verifyTools(
   const planned = new Map<string, PlannedTool>(
     compiled.map((c) => [
       c.tool.name,
-      { name: c.tool.name, effect: c.tool.effect, inputSchema: c.listing.inputSchema, guards: c.guardNames, creates: c.creates },
+      {
+        name: c.tool.name,
+        effect: c.tool.effect,
+        inputSchema: c.listing.inputSchema,
+        guards: c.guardNames,
+        creates: c.creates,
+      },
     ]),
   );
   for (const c of compiled) {
@@ -241,7 +254,11 @@ function verifyTools(
       );
     }
     for (const guard of [...c.callGuards, ...c.unitGuards, ...visibilityGuards])
-      (guard as { verify?: (t: PlannedTool, all: typeof planned, b: BuildContext) => void }).verify?.(tool, planned, build);
+      (guard as { verify?: (t: PlannedTool, all: typeof planned, b: BuildContext) => void }).verify?.(
+        tool,
+        planned,
+        build,
+      );
   }
 }
 
@@ -256,7 +273,10 @@ function conventionsOf(given: Partial<Conventions> | undefined): Conventions {
 }
 
 /** The outward tools a person approves: a tool's own `approval`, else the outward guard's policy for its class. */
-function approvedByPerson(tools: readonly ToolDefinition<string, unknown>[], byEffect: Partial<Record<OutwardEffect, string>> | undefined) {
+function approvedByPerson(
+  tools: readonly ToolDefinition<string, unknown>[],
+  byEffect: Partial<Record<OutwardEffect, string>> | undefined,
+) {
   return new Set(
     tools
       .filter((tool) => isOutward(tool.effect))
@@ -291,7 +311,10 @@ export function createServer<TRight extends string, TServices, THandle = unknown
   };
   const outward = set.outward ? createOutwardStage(set.outward, clock) : undefined;
   const approvalOptions = set.outward?.approval as ApprovalOptions<TRight> | undefined;
-  const byPerson = approvedByPerson(options.tools as unknown as readonly ToolDefinition<string, unknown>[], approvalOptions?.byEffect);
+  const byPerson = approvedByPerson(
+    options.tools as unknown as readonly ToolDefinition<string, unknown>[],
+    approvalOptions?.byEffect,
+  );
   checkApprovalSetup(approvalOptions, set.outward, byPerson);
 
   const tools = new Map<string, CompiledTool<TRight, TServices>>();
@@ -302,12 +325,20 @@ export function createServer<TRight extends string, TServices, THandle = unknown
     ...(outward ? confirmTools<TRight, TServices>(internals.ajv) : []),
     ...(options.audit ? [recentChangesTool<TRight, TServices>(internals.ajv, options.audit, clock)] : []),
   ]) {
-    if (tools.has(builtIn.name)) throw new ConfigurationError(`Tool ${builtIn.name} is reserved for Gatehouse.`);
+    if (tools.has(builtIn.name))
+      throw new ConfigurationError(`Tool ${builtIn.name} is reserved for Gatehouse.`);
     compile(builtIn);
   }
   const ordered = [...tools.values()];
-  const build: BuildContext = { conventions: conventionsOf(options.conventions), tenantLikeNames: internals.tenantLikeNames };
-  verifyTools(ordered as unknown as CompiledTool<string, unknown>[], set.visibility as readonly Guard[], build);
+  const build: BuildContext = {
+    conventions: conventionsOf(options.conventions),
+    tenantLikeNames: internals.tenantLikeNames,
+  };
+  verifyTools(
+    ordered as unknown as CompiledTool<string, unknown>[],
+    set.visibility as readonly Guard[],
+    build,
+  );
   const visibility = createVisibility(set.visibility as Parameters<typeof createVisibility>[0]);
   const runner = createRunner(
     {
@@ -335,7 +366,12 @@ export function createServer<TRight extends string, TServices, THandle = unknown
         })
       : undefined;
 
-  const answer = (connection: Connection<TRight>, name: string, args: unknown, callOptions: CallOptions = {}) =>
+  const answer = (
+    connection: Connection<TRight>,
+    name: string,
+    args: unknown,
+    callOptions: CallOptions = {},
+  ) =>
     runner.runCall(connection, name, args, {
       requestId: callOptions.requestId,
       signal: callOptions.signal,

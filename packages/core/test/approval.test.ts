@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   type Approver,
   ConfigurationError,
@@ -23,7 +24,6 @@ import {
   TTL_MS,
 } from './fixtures/pipelineDesk.js';
 import { listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const personDesk = (options: DeskOptions = {}) => pipelineDesk({ notifyApproval: 'person', ...options });
 
@@ -101,21 +101,23 @@ describe('approval by a person: the preview (I9)', () => {
       prepare: () => ({ content: {}, summary: 'wake' }),
       run: () => ({ ok: true }),
     });
-    const server = gh.createServer(withGuards({
-      name: 's',
-      version: '1',
-      tools: [tool],
-      authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-      audit: new MemoryAuditStore(),
-      replay: { store: new MemoryReplayStore() },
-      unitOfWork: separateCommits(),
-      confirm: { store: new MemoryPendingActionStore() },
-      approval: {
-        byEffect: { wake: 'person' },
-        url: (id) => `https://x.example/${id}`,
-        connectionOf: async () => undefined,
-      },
-    }));
+    const server = gh.createServer(
+      withGuards({
+        name: 's',
+        version: '1',
+        tools: [tool],
+        authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
+        audit: new MemoryAuditStore(),
+        replay: { store: new MemoryReplayStore() },
+        unitOfWork: separateCommits(),
+        confirm: { store: new MemoryPendingActionStore() },
+        approval: {
+          byEffect: { wake: 'person' },
+          url: (id) => `https://x.example/${id}`,
+          connectionOf: async () => undefined,
+        },
+      }),
+    );
     expect(server.approvals).toBeDefined();
   });
 });
@@ -391,7 +393,9 @@ describe('approval by a person: configuration', () => {
       transition: (...args) => store.transition(...args),
       purge: (b) => store.purge(b),
     };
-    expect(() => gh.createServer(withGuards({ ...base, confirm: { store: bare }, approval }))).toThrow(/findById/);
+    expect(() => gh.createServer(withGuards({ ...base, confirm: { store: bare }, approval }))).toThrow(
+      /findById/,
+    );
     expect(() => gh.createServer(withGuards({ ...base, confirm: { store }, approval }))).not.toThrow();
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { withGuards } from '../../../test/withGuards.js';
 import { type CallResult, DEFAULT_ARGUMENT_CAPS } from '../src/index.js';
 import { connection, notesApp, writeStores } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 type Refusal = { status: string; error: { code: string; message: string; details: Record<string, unknown> } };
 const refusal = (result: CallResult) => result.structuredContent as Refusal;
@@ -10,14 +10,16 @@ function build(
   argumentCaps?: Parameters<ReturnType<typeof notesApp>['gh']['createServer']>[0]['argumentCaps'],
 ) {
   const app = notesApp([{ id: 'n1', tenant: 't1', text: 'hello', secret: 'DECOY' }]);
-  const server = app.gh.createServer(withGuards({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [app.findNotes, app.addNote],
-    authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-    ...writeStores(),
-    ...(argumentCaps ? { argumentCaps } : {}),
-  }));
+  const server = app.gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools: [app.findNotes, app.addNote],
+      authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
+      ...writeStores(),
+      ...(argumentCaps ? { argumentCaps } : {}),
+    }),
+  );
   return { ...app, server };
 }
 

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import { createGatehouse, MemoryPendingActionStore } from '../src/index.js';
 import { stripHidden, stripHiddenDeep } from '../src/internal.js';
 import { connection, type Note, notesApp, RIGHTS, writeStores } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const HIDDEN = ['\u202E', '\u200B', '\u2066', '\u0007', '\u{E0041}', '\uFEFF', '\u00AD', '\u061C'];
 const hasHidden = (text: string) => HIDDEN.some((char) => text.includes(char));
@@ -23,7 +23,7 @@ describe('stripHidden', () => {
   it('copies only what changes', () => {
     const clean = { a: ['x', { b: 'y' }] };
     expect(stripHiddenDeep(clean)).toBe(clean);
-    expect(stripHiddenDeep({ a: ['x', { ['k\u202E']: 'y\u200B' }] })).toEqual({ a: ['x', { k: 'y' }] });
+    expect(stripHiddenDeep({ a: ['x', { 'k\u202E': 'y\u200B' }] })).toEqual({ a: ['x', { k: 'y' }] });
   });
 });
 
@@ -31,12 +31,14 @@ describe('rendered results', () => {
   it('a presenter that passes hidden characters through does not reach the wire with them', async () => {
     const rows: Note[] = [{ id: 'n1', tenant: 't1', text: 'evil\u202Egnp.exe\u200B', secret: 's' }];
     const { gh, findNotes } = notesApp(rows);
-    const server = gh.createServer(withGuards({
-      name: 't',
-      version: '1',
-      tools: [findNotes],
-      authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
-    }));
+    const server = gh.createServer(
+      withGuards({
+        name: 't',
+        version: '1',
+        tools: [findNotes],
+        authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
+      }),
+    );
     const result = await server.callTool(connection(), 'find_notes', { query: 'evil' });
     expect(result.content[0].text).toContain('evilgnp.exe');
     expect(hasHidden(JSON.stringify(result))).toBe(false);
@@ -44,12 +46,14 @@ describe('rendered results', () => {
 
   it('core messages that quote what the caller sent carry no hidden characters', async () => {
     const { gh, findNotes } = notesApp();
-    const server = gh.createServer(withGuards({
-      name: 't',
-      version: '1',
-      tools: [findNotes],
-      authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
-    }));
+    const server = gh.createServer(
+      withGuards({
+        name: 't',
+        version: '1',
+        tools: [findNotes],
+        authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
+      }),
+    );
     const result = await server.callTool(connection(), 'find\u202E_notes\u2066', {});
     expect(result.isError).toBe(true);
     expect(hasHidden(JSON.stringify(result))).toBe(false);
@@ -74,14 +78,16 @@ describe('rendered results', () => {
       }),
       run: ({ input, services }) => services.mail(input.text),
     });
-    const server = gh.createServer(withGuards({
-      name: 't',
-      version: '1',
-      tools: [notify],
-      authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
-      confirm: { store: new MemoryPendingActionStore() },
-      ...writeStores(),
-    }));
+    const server = gh.createServer(
+      withGuards({
+        name: 't',
+        version: '1',
+        tools: [notify],
+        authenticate: async () => ({ ok: false, status: 401, reason: 'none' }),
+        confirm: { store: new MemoryPendingActionStore() },
+        ...writeStores(),
+      }),
+    );
     const preview = await server.callTool(connection(), 'notify_owner', { text: 'hi\u200B there' });
     expect(hasHidden(JSON.stringify(preview))).toBe(false);
     const { confirm_token, confirm_summary } = preview.structuredContent as Record<string, string>;

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   type CallResult,
   ConfigurationError,
@@ -20,7 +21,6 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { connectionWith, listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 type Note = { id: string; text: string };
 
@@ -82,17 +82,19 @@ function desk(options: DeskOptions = {}) {
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.renewMs ? { renewMs: options.renewMs } : {}),
   };
-  const server = gh.createServer(withGuards({
-    name: 'notes',
-    version: '1.0.0',
-    tools,
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit: new MemoryAuditStore(),
-    replay: { store: replay, ...lease },
-    confirm: { store: pending, ...lease },
-    unitOfWork: options.unitOfWork ?? separateCommits(),
-    clock,
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools,
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit: new MemoryAuditStore(),
+      replay: { store: replay, ...lease },
+      confirm: { store: pending, ...lease },
+      unitOfWork: options.unitOfWork ?? separateCommits(),
+      clock,
+    }),
+  );
   const connection = connectionWith(['notes.write'] as const);
   return {
     rows,
@@ -212,14 +214,16 @@ describe('confirmGuard({ leaseMs, renewMs })', () => {
   it('refuses a confirm lease that a renewal waiting its longest could outlast', () => {
     const unitOfWork: UnitOfWork = { ...separateCommits(), maxWaitMs: 5_000 };
     expect(() =>
-      createGatehouse({ rights: ['r'] as const, services: () => ({}) }).createServer(withGuards({
-        name: 'n',
-        version: '1',
-        tools: [],
-        authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-        confirm: { store: new MemoryPendingActionStore(), leaseMs: 5_500, renewMs: 1_000 },
-        unitOfWork,
-      })),
+      createGatehouse({ rights: ['r'] as const, services: () => ({}) }).createServer(
+        withGuards({
+          name: 'n',
+          version: '1',
+          tools: [],
+          authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
+          confirm: { store: new MemoryPendingActionStore(), leaseMs: 5_500, renewMs: 1_000 },
+          unitOfWork,
+        }),
+      ),
     ).toThrow(/the outward guard's leaseMs/);
   });
 });

@@ -10,6 +10,7 @@ import { createCredentials, createSwitches, type PeopleSource } from '@gatehouse
 import { RawStdioClient } from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   createGatehouse,
   MemoryAuditStore,
@@ -27,7 +28,6 @@ import { httpHost } from './fixtures/v1Carriers.js';
 import { notesApp, v1Host } from './fixtures/v1Notes.js';
 import { type Note, NoteService, RIGHTS, type Right } from './fixtures.js';
 import { recordingLogger } from './recording.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 type Mode = 'up' | 'down' | 'hang';
 
@@ -73,17 +73,19 @@ async function outageApp() {
     },
     run: ({ input, services }) => services.notes.create(input.text),
   });
-  const server = gh.createServer(withGuards({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [addNote],
-    authenticate: credentials.authenticate,
-    switches: switches,
-    audit,
-    replay: { store: replay },
-    unitOfWork: separateCommits(),
-    onError: (error) => reported.push(error),
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools: [addNote],
+      authenticate: credentials.authenticate,
+      switches: switches,
+      audit,
+      replay: { store: replay },
+      unitOfWork: separateCommits(),
+      onError: (error) => reported.push(error),
+    }),
+  );
   const { token } = await credentials.mint({
     tenantIds: ['t1'],
     creatorId: 'p1',

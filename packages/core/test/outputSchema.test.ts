@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import { createGatehouse, MemoryAuditStore, MemoryReplayStore, separateCommits } from '../src/index.js';
 import { connection } from './fixtures.js';
 import { recordingLogger } from './recording.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const SECRET = 'DECOY-SECRET-in-a-broken-result';
 
@@ -43,17 +43,19 @@ function brokenPresenterServer() {
   const logger = recordingLogger();
   const reported: { error: unknown; correlationId: string }[] = [];
   const audit = new MemoryAuditStore();
-  const server = gh.createServer(withGuards({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [findNotes, addNote],
-    authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-    logger,
-    audit,
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    onError: (error, { correlationId }) => reported.push({ error, correlationId: correlationId ?? '' }),
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools: [findNotes, addNote],
+      authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
+      logger,
+      audit,
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      onError: (error, { correlationId }) => reported.push({ error, correlationId: correlationId ?? '' }),
+    }),
+  );
   return { server, logger, reported, rows, breakIt: () => (broken = true) };
 }
 
@@ -114,12 +116,14 @@ describe('result validation against the outputSchema (I19)', () => {
       run: () => undefined,
     });
     expect(() =>
-      gh.createServer(withGuards({
-        name: 'notes',
-        version: '1.0.0',
-        tools: [bad],
-        authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-      })),
+      gh.createServer(
+        withGuards({
+          name: 'notes',
+          version: '1.0.0',
+          tools: [bad],
+          authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
+        }),
+      ),
     ).toThrow(/find_notes: outputSchema does not compile/);
   });
 });

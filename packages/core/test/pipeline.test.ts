@@ -1,14 +1,15 @@
 import { duplicateGuard, replayGuard } from '@gatehousejs/guards';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { testGuards, withGuards } from '../../../test/withGuards.js';
 import {
   ALLOW,
-  deny,
-  type Guard,
   type CallResult,
   ConfigurationError,
   type Connection,
   createGatehouse,
+  deny,
+  type Guard,
   MemoryAuditStore,
   MemoryPendingActionStore,
   MemoryReplayStore,
@@ -23,7 +24,6 @@ import {
   TTL_MS,
 } from './fixtures/pipelineDesk.js';
 import { listPresenter } from './fixtures.js';
-import { testGuards, withGuards } from '../../../test/withGuards.js';
 
 const ADD = { text: 'milk' };
 const ADD_ARGS = `{"text":"milk","tag":"plain"} {}`;
@@ -386,7 +386,9 @@ describe('createServer: the pipeline’s requirements', () => {
 
   it('refuses to build a server with write or outward tools without replay or without a unit of work', () => {
     for (const tool of [write, notify]) {
-      expect(() => gh.createServer(withGuards({ ...base, tools: [tool], unitOfWork: separateCommits() }))).toThrow(
+      expect(() =>
+        gh.createServer(withGuards({ ...base, tools: [tool], unitOfWork: separateCommits() })),
+      ).toThrow(
         /no guard for a claim guard: every write is replay-protected \(I10\); add replayGuard\(\{ store \}\)/,
       );
       expect(() => gh.createServer(withGuards({ ...base, tools: [tool], replay }))).toThrow(
@@ -414,15 +416,27 @@ describe('createServer: the pipeline’s requirements', () => {
     const { confirm: _old, ...plain } = base;
     const units = { ...plain, unitOfWork: separateCommits() };
     for (const [drop, message] of cases) {
-      expect(() => gh.createServer({ ...units, tools: [read, write, notify], guards: without(drop) })).toThrow(message);
+      expect(() =>
+        gh.createServer({ ...units, tools: [read, write, notify], guards: without(drop) }),
+      ).toThrow(message);
     }
     expect(() => gh.createServer({ ...units, tools: [read, write, notify], guards: all })).not.toThrow();
     // a read-only server needs no claim or outward guard, the rest it does
     expect(() =>
-      gh.createServer({ ...plain, tools: [read], guards: without((g) => g.kind === 'claim' || g.kind === 'outward') }),
+      gh.createServer({
+        ...plain,
+        tools: [read],
+        guards: without((g) => g.kind === 'claim' || g.kind === 'outward'),
+      }),
     ).not.toThrow();
     // two guards holding state of one kind are refused
-    expect(() => gh.createServer({ ...units, tools: [read], guards: [...all, replayGuard({ store: new MemoryReplayStore() })] })).toThrow(/one claim guard per server; got replay and replay|two guards are named replay/);
+    expect(() =>
+      gh.createServer({
+        ...units,
+        tools: [read],
+        guards: [...all, replayGuard({ store: new MemoryReplayStore() })],
+      }),
+    ).toThrow(/one claim guard per server; got replay and replay|two guards are named replay/);
   });
 
   it('refuses the options that became guards, naming the factory that replaces each', () => {
@@ -498,9 +512,9 @@ describe('createServer: the pipeline’s requirements', () => {
 
   it('refuses a unit of work without atomic, a unit guard on a read tool, and a create_… tool without creates', () => {
     const noAtomic = { run: separateCommits().run } as never;
-    expect(() => gh.createServer(withGuards({ ...base, tools: [write], replay, unitOfWork: noAtomic }))).toThrow(
-      ConfigurationError,
-    );
+    expect(() =>
+      gh.createServer(withGuards({ ...base, tools: [write], replay, unitOfWork: noAtomic })),
+    ).toThrow(ConfigurationError);
     const guarded = gh.defineTool({
       ...{ name: 'get_guarded', description: 'Reads a thing.', input: z.object({}), presenter },
       effect: 'read',
@@ -543,7 +557,9 @@ describe('createServer: the pipeline’s requirements', () => {
       gh.createServer(withGuards({ ...units, tools: [thing('create_thing')], conventions: german })),
     ).not.toThrow();
     expect(() =>
-      gh.createServer(withGuards({ ...units, tools: [thing('create_thing')], conventions: { createTool: false } })),
+      gh.createServer(
+        withGuards({ ...units, tools: [thing('create_thing')], conventions: { createTool: false } }),
+      ),
     ).not.toThrow();
     // the sibling update tool of a create tool: silent by the server's own words
     const create = (update: string) =>
@@ -554,33 +570,45 @@ describe('createServer: the pipeline’s requirements', () => {
         input: z.object({ day: z.string() }),
         presenter,
         guards: () => [
-          duplicateGuard<{ day: string }, object>({ key: (input) => input, find: () => undefined, updateTool: update }),
+          duplicateGuard<{ day: string }, object>({
+            key: (input) => input,
+            find: () => undefined,
+            updateTool: update,
+          }),
         ],
         run: () => ({ id: 't1' }),
       });
     const withNotice = thing('update_termin', z.object({ id: z.string(), benachrichtigen: z.boolean() }));
     const words = { notifyLikeParameter: /^benachrichtigen$/ };
     expect(() =>
-      gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withNotice], conventions: words })),
+      gh.createServer(
+        withGuards({ ...units, tools: [create('update_termin'), withNotice], conventions: words }),
+      ),
     ).toThrow(/update tools are silent and may not take "benachrichtigen"/);
-    expect(() => gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withNotice] }))).not.toThrow();
-    const withMail = thing('update_termin', z.object({ id: z.string(), send_email: z.boolean() }));
-    expect(() => gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withMail] }))).toThrow(
-      /may not take "send_email"/,
-    );
     expect(() =>
-      gh.createServer(withGuards({
-        ...units,
-        tools: [create('update_termin'), withMail],
-        conventions: { notifyLikeParameter: false },
-      })),
+      gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withNotice] })),
+    ).not.toThrow();
+    const withMail = thing('update_termin', z.object({ id: z.string(), send_email: z.boolean() }));
+    expect(() =>
+      gh.createServer(withGuards({ ...units, tools: [create('update_termin'), withMail] })),
+    ).toThrow(/may not take "send_email"/);
+    expect(() =>
+      gh.createServer(
+        withGuards({
+          ...units,
+          tools: [create('update_termin'), withMail],
+          conventions: { notifyLikeParameter: false },
+        }),
+      ),
     ).not.toThrow();
     expect(() =>
-      gh.createServer(withGuards({
-        ...units,
-        tools: [thing('x_thing')],
-        conventions: { createTool: 'create_' as never },
-      })),
+      gh.createServer(
+        withGuards({
+          ...units,
+          tools: [thing('x_thing')],
+          conventions: { createTool: 'create_' as never },
+        }),
+      ),
     ).toThrow(/conventions.createTool must be a RegExp or false/);
   });
 });

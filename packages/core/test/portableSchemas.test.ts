@@ -1,10 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { withGuards } from '../../../test/withGuards.js';
 import { PREVIEW_OUTPUT_SCHEMA, toolOutputSchema } from '../src/contract/envelope.js';
 import type { JsonSchema } from '../src/index.js';
 import { presentUtc } from '../src/time.js';
 import { connection, notesApp, writeStores } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 /**
  * Paths of the spellings a strict schema linter flags: a `type` array
@@ -54,13 +54,15 @@ describe('PREVIEW_OUTPUT_SCHEMA', () => {
 describe('list_recent_changes', () => {
   it('advertises its nullable note and cursor as anyOf branches, not type arrays', async () => {
     const { gh, findNotes, addNote } = notesApp();
-    const server = gh.createServer(withGuards({
-      name: 'notes',
-      version: '1.0.0',
-      tools: [findNotes, addNote],
-      authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
-      ...writeStores(),
-    }));
+    const server = gh.createServer(
+      withGuards({
+        name: 'notes',
+        version: '1.0.0',
+        tools: [findNotes, addNote],
+        authenticate: async () => ({ ok: false, status: 401, reason: 'no' }),
+        ...writeStores(),
+      }),
+    );
     const listing = (await server.listTools(connection())).find((t) => t.name === 'list_recent_changes');
     if (!listing) throw new Error('list_recent_changes is not listed');
     expect(unportable(listing.outputSchema)).toEqual([]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   type BucketLimit,
   type CallResult,
@@ -13,7 +14,6 @@ import {
   separateCommits,
 } from '../src/index.js';
 import { connection, listPresenter, RIGHTS } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 /** A memory bucket store that records each take and refund as `<verb> <bucket>`. */
 class LoggingRateStore extends MemoryRateBucketStore {
@@ -80,21 +80,23 @@ function desk(stores?: unknown) {
   const shared = new LoggingRateStore();
   const reads = new LoggingRateStore();
   const writes = new LoggingRateStore();
-  const server = gh.createServer(withGuards({
-    name: 'rates',
-    version: '1.0.0',
-    tools,
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit: new MemoryAuditStore(),
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-    confirm: { store: new MemoryPendingActionStore() },
-    rate: {
-      store: shared,
-      stores: (stores ?? { read: reads, write: writes }) as Partial<Record<'read', RateBucketStore>>,
-      limits: { write: { capacity: 2, refillPerSecond: 0.001 } },
-    },
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'rates',
+      version: '1.0.0',
+      tools,
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit: new MemoryAuditStore(),
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+      confirm: { store: new MemoryPendingActionStore() },
+      rate: {
+        store: shared,
+        stores: (stores ?? { read: reads, write: writes }) as Partial<Record<'read', RateBucketStore>>,
+        limits: { write: { capacity: 2, refillPerSecond: 0.001 } },
+      },
+    }),
+  );
   return { server, notes, sent, shared, reads, writes };
 }
 

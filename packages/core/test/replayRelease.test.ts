@@ -6,8 +6,10 @@
 // the background, fenced like any release.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RELEASE_RETRY_MS } from '@gatehousejs/guards';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   createGatehouse,
   MemoryAuditStore,
@@ -16,9 +18,7 @@ import {
   separateCommits,
   ToolError,
 } from '../src/index.js';
-import { RELEASE_RETRY_MS } from '@gatehousejs/guards';
 import { connectionWith, listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 /**
  * A memory replay store whose next `failures` releases fail, as a busy
@@ -72,15 +72,17 @@ function statusDesk(replay: ReplayStore, leaseMs = 60_000) {
     presenter: listPresenter<{ status: string }>(['status']),
     run: ({ input, services }) => services.set(input.status),
   });
-  const server = gh.createServer(withGuards({
-    name: 'status',
-    version: '1.0.0',
-    tools: [setStatus],
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit: new MemoryAuditStore(),
-    replay: { store: replay, leaseMs },
-    unitOfWork: separateCommits(),
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'status',
+      version: '1.0.0',
+      tools: [setStatus],
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit: new MemoryAuditStore(),
+      replay: { store: replay, leaseMs },
+      unitOfWork: separateCommits(),
+    }),
+  );
   const connection = connectionWith(['status.write'] as const);
   return {
     runs,

@@ -8,6 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   createGatehouse,
   MemoryAuditStore,
@@ -17,7 +18,6 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { bookingCreateTools, connectionWith, listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const LEASE_MS = 1_000;
 
@@ -113,17 +113,19 @@ function bookingDesk(options: { replayStore?: (store: ReplayStore) => ReplayStor
     run: ({ input: i, services }) => services.cancel(i.id, i.crash === true),
   });
   const memory = new MemoryReplayStore();
-  const server = gh.createServer(withGuards({
-    name: 'bookings',
-    version: '1.0.0',
-    tools: [create, update, cancel],
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit,
-    replay: { store: options.replayStore ? options.replayStore(memory) : memory, leaseMs: LEASE_MS },
-    unitOfWork,
-    clock: () => new Date(now),
-    onError: (error) => internalErrors.push(error),
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'bookings',
+      version: '1.0.0',
+      tools: [create, update, cancel],
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit,
+      replay: { store: options.replayStore ? options.replayStore(memory) : memory, leaseMs: LEASE_MS },
+      unitOfWork,
+      clock: () => new Date(now),
+      onError: (error) => internalErrors.push(error),
+    }),
+  );
   const connection = connectionWith(['bookings.write'] as const);
   return {
     rows,

@@ -4,6 +4,7 @@
 // both find nothing and both insert.
 
 import { describe, expect, it } from 'vitest';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   type Connection,
   createGatehouse,
@@ -12,7 +13,6 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { bookingCreateTools, listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 interface Handle {
   readonly id: number;
@@ -69,15 +69,17 @@ function bookingServer(unitOfWork: SerializingUnitOfWork) {
     customer: 'c',
     day,
   }));
-  const server = gh.createServer(withGuards({
-    name: 'bookings',
-    version: '1.0.0',
-    tools: [create, update],
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit: new MemoryAuditStore(),
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork,
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'bookings',
+      version: '1.0.0',
+      tools: [create, update],
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit: new MemoryAuditStore(),
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork,
+    }),
+  );
   return { server, rows };
 }
 

@@ -8,9 +8,9 @@ import {
   type CallResult,
   ConfigurationError,
   defineGuard,
-  deny as refuse,
   type Effect,
   type JsonObject,
+  deny as refuse,
   ToolError,
 } from '../src/index.js';
 import { connection, listPresenter, notesApp, type Right, writeStores } from './fixtures.js';
@@ -24,14 +24,16 @@ type NotesOptions = Parameters<ReturnType<typeof notesApp>['gh']['createServer']
 function build(extra: Partial<Omit<NotesOptions, 'guards'>> & TestPolicy<Right> = {}) {
   const app = notesApp([{ id: 'n1', tenant: 't1', text: 'hello world', secret: 'DECOY-SECRET' }]);
   const stores = writeStores();
-  const server = app.gh.createServer(withGuards({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [app.findNotes, app.addNote],
-    authenticate: deny,
-    ...stores,
-    ...extra,
-  }));
+  const server = app.gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools: [app.findNotes, app.addNote],
+      authenticate: deny,
+      ...stores,
+      ...extra,
+    }),
+  );
   return { ...app, server, audit: stores.audit };
 }
 
@@ -162,14 +164,16 @@ describe('GatehouseServer.callTool', () => {
         return services.notes.create(input.text);
       },
     });
-    const server = app.gh.createServer(withGuards({
-      name: 'n',
-      version: '1',
-      tools: [app.findNotes, addNote],
-      authenticate: deny,
-      ...writeStores(),
-      guards: [unit, call('first'), call('writes', ['write']), call('last')],
-    }));
+    const server = app.gh.createServer(
+      withGuards({
+        name: 'n',
+        version: '1',
+        tools: [app.findNotes, addNote],
+        authenticate: deny,
+        ...writeStores(),
+        guards: [unit, call('first'), call('writes', ['write']), call('last')],
+      }),
+    );
     await server.callTool(connection(), 'find_notes', { query: 'hello' });
     expect(order).toEqual(['first', 'last']);
     order.length = 0;
@@ -202,7 +206,9 @@ describe('GatehouseServer.callTool', () => {
   it('refuses a guard without a kind when it is defined, pointing an old stage or gate guard to the migration', () => {
     const kindless = { name: 'kindless', check: () => ALLOW } as never;
     expect(() => defineGuard(kindless)).toThrow(ConfigurationError);
-    expect(() => defineGuard(kindless)).toThrow(/kind must be one of admission, visibility, rate, call, claim, unit, outward, output\./);
+    expect(() => defineGuard(kindless)).toThrow(
+      /kind must be one of admission, visibility, rate, call, claim, unit, outward, output\./,
+    );
     const staged = { name: 'staged', stage: 'unit', check: () => undefined } as never;
     expect(() => defineGuard(staged)).toThrow(/guards now name their kind; see the migration/);
     const noCheck = { kind: 'unit', name: 'noCheck' } as never;
@@ -236,7 +242,9 @@ describe('GatehouseServer.callTool', () => {
         });
       },
     });
-    const server = app.gh.createServer(withGuards({ name: 'n', version: '1', tools: [getNote], authenticate: deny }));
+    const server = app.gh.createServer(
+      withGuards({ name: 'n', version: '1', tools: [getNote], authenticate: deny }),
+    );
     const result = await server.callTool(connection(), 'get_note', { id: 'n9' });
     const lines = result.content[0].text.split('\n');
     expect(lines[0]).toBe('Error: Note n9 does not exist.');
@@ -262,15 +270,17 @@ describe('GatehouseServer.callTool', () => {
     });
     const logger = recordingLogger();
     const onError = vi.fn();
-    const server = app.gh.createServer(withGuards({
-      name: 'n',
-      version: '1',
-      tools: [explode],
-      authenticate: deny,
-      ...writeStores(),
-      logger,
-      onError,
-    }));
+    const server = app.gh.createServer(
+      withGuards({
+        name: 'n',
+        version: '1',
+        tools: [explode],
+        authenticate: deny,
+        ...writeStores(),
+        logger,
+        onError,
+      }),
+    );
     const result = await server.callTool(connection(), 'explode', { text: 'CANARY-ARGUMENT' });
     const text = JSON.stringify(result);
     for (const secret of ['hunter2', 'postgres://', '/srv/', 'ECONNREFUSED'])
@@ -313,11 +323,19 @@ describe('GatehouseServer.callTool', () => {
 describe('createServer', () => {
   it('refuses the error hooks that became onError, on the server and on every transport', async () => {
     const app = notesApp();
-    const old = { name: 'n', version: '1', tools: [app.findNotes], authenticate: deny, onInternalError: () => {} };
+    const old = {
+      name: 'n',
+      version: '1',
+      tools: [app.findNotes],
+      authenticate: deny,
+      onInternalError: () => {},
+    };
     expect(() => app.gh.createServer(withGuards(old as never))).toThrow(
       /onInternalError is now onError\(error, \{ kind, correlationId \}\)/,
     );
-    const server = app.gh.createServer(withGuards({ name: 'n', version: '1', tools: [app.findNotes], authenticate: deny }));
+    const server = app.gh.createServer(
+      withGuards({ name: 'n', version: '1', tools: [app.findNotes], authenticate: deny }),
+    );
     const { createHttpHandler } = await import('../src/http.js');
     expect(() => createHttpHandler(server, { onerror: () => {} } as never)).toThrow(
       /createHttpHandler: onerror moved to the server: createServer\(\{ onError \}\)/,

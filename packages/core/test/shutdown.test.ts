@@ -8,11 +8,11 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import { ConfigurationError } from '../src/errors.js';
 import { createGatehouse } from '../src/index.js';
 import { type FetchHandler, type Listening, listen } from '../src/node.js';
 import { connection, RIGHTS } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const TOKEN = 'ghmcp_slow_0123456789';
 
@@ -47,13 +47,15 @@ function slowServer() {
       return input.label;
     },
   });
-  const server = gh.createServer(withGuards({
-    name: 'slow',
-    version: '1.0.0',
-    tools: [slowRead],
-    authenticate: async ({ token }) =>
-      token === TOKEN ? { ok: true, connection: connection() } : { ok: false, status: 401, reason: 'No.' },
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'slow',
+      version: '1.0.0',
+      tools: [slowRead],
+      authenticate: async ({ token }) =>
+        token === TOKEN ? { ok: true, connection: connection() } : { ok: false, status: 401, reason: 'No.' },
+    }),
+  );
   return {
     server,
     started,

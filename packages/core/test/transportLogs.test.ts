@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import { type Authenticate, createGatehouse, errorLog } from '../src/index.js';
 import { listen } from '../src/node.js';
 import { SECRET_ERROR } from './fixtures/notesServer.js';
 import { connection, RIGHTS } from './fixtures.js';
 import { recordingLogger } from './recording.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const MINUTE = 60_000;
 const TOKEN = 'ghmcp_logs_0123456789';
@@ -43,15 +43,17 @@ function loggedServer() {
     if (token !== TOKEN) return { ok: false, status: 401, reason: 'Unknown token.' };
     return { ok: true, connection: connection() };
   };
-  const server = gh.createServer(withGuards({
-    name: 'logs',
-    version: '1.0.0',
-    tools: [ping],
-    authenticate,
-    logger,
-    clock: () => new Date(clock.now),
-    onError: errorLog(logger, { now: () => clock.now }),
-  }));
+  const server = gh.createServer(
+    withGuards({
+      name: 'logs',
+      version: '1.0.0',
+      tools: [ping],
+      authenticate,
+      logger,
+      clock: () => new Date(clock.now),
+      onError: errorLog(logger, { now: () => clock.now }),
+    }),
+  );
   return { server, logger, clock, store };
 }
 
@@ -108,7 +110,8 @@ describe('errorLog', () => {
   it('writes a tool call’s failure once per call by its correlation id, and the transport a report names', () => {
     const logger = recordingLogger();
     const onError = errorLog(logger, { now: () => 0 });
-    for (const id of ['01A', '01B']) onError(new TypeError(SECRET_ERROR), { kind: 'fault', correlationId: id });
+    for (const id of ['01A', '01B'])
+      onError(new TypeError(SECRET_ERROR), { kind: 'fault', correlationId: id });
     onError(new Error(SECRET_ERROR), { kind: 'fault', transport: 'stdio' });
     expect(logger.lines.map((l) => [l.level, l.record])).toEqual([
       ['error', { event: 'internal_error', correlation_id: '01A', error_type: 'TypeError' }],

@@ -1,6 +1,6 @@
+import { duplicateGuard, toolGuards } from '@gatehousejs/guards';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { duplicateGuard, toolGuards } from '@gatehousejs/guards';
 import {
   ALLOW,
   allow,
@@ -92,7 +92,8 @@ describe('createGatehouse types', () => {
         }),
         duplicateGuard({
           key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at }),
-          find: ({ input, services }) => (services.bookings.count() > 0 ? { id: input.customer_id } : undefined),
+          find: ({ input, services }) =>
+            services.bookings.count() > 0 ? { id: input.customer_id } : undefined,
           updateTool: 'update_booking',
         }),
       ],
@@ -236,8 +237,14 @@ describe('the unit of work’s handle', () => {
   interface PoolClient {
     readonly query: (sql: string) => Promise<unknown>;
   }
-  const databaseUnit: UnitOfWork<Database> = { atomic: true, run: (work) => work({ prepare: () => undefined }) };
-  const poolUnit: UnitOfWork<PoolClient> = { atomic: true, run: (work) => work({ query: async () => undefined }) };
+  const databaseUnit: UnitOfWork<Database> = {
+    atomic: true,
+    run: (work) => work({ prepare: () => undefined }),
+  };
+  const poolUnit: UnitOfWork<PoolClient> = {
+    atomic: true,
+    run: (work) => work({ query: async () => undefined }),
+  };
 
   it('is bound once by the services the host declares, and reaches services without a cast', () => {
     const bound = createGatehouse({
@@ -265,7 +272,13 @@ describe('the unit of work’s handle', () => {
         return { n: services.count() };
       },
     });
-    const options = { name: 's', version: '1', tools: [], authenticate: async () => ({ ok: false as const, status: 401 as const, reason: 'no' }), guards: [] };
+    const options = {
+      name: 's',
+      version: '1',
+      tools: [],
+      authenticate: async () => ({ ok: false as const, status: 401 as const, reason: 'no' }),
+      guards: [],
+    };
     const bad = () => {
       bound.createServer({ ...options, unitOfWork: databaseUnit });
       // @ts-expect-error: a pool client's unit of work does not hand the database the services take

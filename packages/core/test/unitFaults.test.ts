@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   ALLOW,
   type CallResult,
@@ -20,7 +21,6 @@ import {
   type UnitOfWork,
 } from '../src/index.js';
 import { connectionWith, listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 type Note = { id: string; text: string };
 
@@ -121,28 +121,30 @@ function desk(options: { replayStore?: (store: ReplayStore) => ReplayStore } = {
     run: ({ input, services }) => services.mail(input.text),
   });
   const memory = new MemoryReplayStore();
-  const server = gh.createServer(withGuards({
-    name: 'notes',
-    version: '1.0.0',
-    tools: [addNote, mailOwner],
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit,
-    replay: { store: options.replayStore ? options.replayStore(memory) : memory },
-    confirm: { store: pending },
-    unitOfWork,
-    guards: [
-      {
-        kind: 'visibility',
-        name: 'workspace switch',
-        duty: 'tenantSwitch',
-        connection: async () => {
-          switchReads.count++;
-          if (switchReads.failing.has(switchReads.count)) throw new Error('connection terminated');
-          return ALLOW;
+  const server = gh.createServer(
+    withGuards({
+      name: 'notes',
+      version: '1.0.0',
+      tools: [addNote, mailOwner],
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit,
+      replay: { store: options.replayStore ? options.replayStore(memory) : memory },
+      confirm: { store: pending },
+      unitOfWork,
+      guards: [
+        {
+          kind: 'visibility',
+          name: 'workspace switch',
+          duty: 'tenantSwitch',
+          connection: async () => {
+            switchReads.count++;
+            if (switchReads.failing.has(switchReads.count)) throw new Error('connection terminated');
+            return ALLOW;
+          },
         },
-      },
-    ],
-  }));
+      ],
+    }),
+  );
   const connection = connectionWith(['notes.write'] as const);
   const call = (tool: string, args: JsonObject) => server.callTool(connection, tool, args);
   return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { withGuards } from '../../../test/withGuards.js';
 import {
   ALLOW,
   type CallResult,
@@ -14,7 +15,6 @@ import {
   ToolError,
 } from '../src/index.js';
 import { bookingCreateTools, listPresenter } from './fixtures.js';
-import { withGuards } from '../../../test/withGuards.js';
 
 const gh = createGatehouse({ rights: ['r'], services: () => ({}) });
 const presenter = listPresenter<{ ok: boolean }>(['ok']);
@@ -178,16 +178,18 @@ const bookingTools = bookingCreateTools(
 
 /** A server with a create tool: its own arguments, plus the replay stage's and the duplicate check's. */
 function createServer(guards: readonly Guard[] = []) {
-  return bookings.createServer(withGuards({
-    name: 'bookings',
-    version: '1.0.0',
-    tools: [...bookingTools],
-    guards,
-    authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
-    audit: new MemoryAuditStore(),
-    replay: { store: new MemoryReplayStore() },
-    unitOfWork: separateCommits(),
-  }));
+  return bookings.createServer(
+    withGuards({
+      name: 'bookings',
+      version: '1.0.0',
+      tools: [...bookingTools],
+      guards,
+      authenticate: async () => ({ ok: false, status: 401, reason: 'not used' }),
+      audit: new MemoryAuditStore(),
+      replay: { store: new MemoryReplayStore() },
+      unitOfWork: separateCommits(),
+    }),
+  );
 }
 
 const errorOf = (result: CallResult) =>

@@ -1,6 +1,6 @@
 import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/access';
-import { standardGuards } from '@gatehousejs/guards';
 import type { BucketLimit, Effect, GatehouseServer, Logger, OnError, Telemetry } from '@gatehousejs/core';
+import { standardGuards } from '@gatehousejs/guards';
 import type { BookingDatabase } from '../db/open.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { BaseDeps } from '../services/deps.js';

@@ -1,6 +1,6 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { toolOutputSchema } from '../contract/envelope.js';
 import type { ToolCall } from '../contract/call.js';
+import { toolOutputSchema } from '../contract/envelope.js';
 import type { ToolDefinition } from '../contract/tool.js';
 import { EFFECT_TRAITS, type Effect, type EffectAnnotations } from '../effects.js';
 import type { JsonObject, JsonSchema } from '../json.js';

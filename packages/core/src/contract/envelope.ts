@@ -62,12 +62,22 @@ export function structureOf(outcome: Outcome): JsonObject {
  * next tool, and ends with one JSON line equal to `structuredContent`.
  */
 export function renderStructured(structured: JsonObject, isError: boolean): CallResult {
-  if (!isError) return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
-  const { message, fix, next } = structured.error as unknown as { message: string; fix: string; next?: NextCall };
+  if (!isError)
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  const { message, fix, next } = structured.error as unknown as {
+    message: string;
+    fix: string;
+    next?: NextCall;
+  };
   const lines = [`Error: ${singleLine(message)}`, `Fix: ${singleLine(fix)}`];
-  if (next) lines.push(`Next: call ${next.tool}${next.arguments ? ` with ${JSON.stringify(next.arguments)}` : ''}`);
+  if (next)
+    lines.push(`Next: call ${next.tool}${next.arguments ? ` with ${JSON.stringify(next.arguments)}` : ''}`);
   lines.push(JSON.stringify(structured));
-  return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured, isError: true };
+  return {
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: structured,
+    isError: true,
+  };
 }
 
 /** An outcome rendered with every string stripped of hidden characters: what a server with the standard output guard sends. */

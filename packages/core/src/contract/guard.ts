@@ -94,7 +94,11 @@ export type VisibilityPurpose = 'list' | 'call';
 export interface VisibilityGuard<TRight extends string = string> extends GuardBase<'visibility'> {
   readonly duty?: 'tenant' | 'rights' | 'tenantSwitch' | undefined;
   connection?(connection: Connection<TRight>): Decision | Promise<Decision>;
-  tool?(tool: VisibleTool, connection: Connection<TRight>, purpose: VisibilityPurpose): Decision | Promise<Decision>;
+  tool?(
+    tool: VisibleTool,
+    connection: Connection<TRight>,
+    purpose: VisibilityPurpose,
+  ): Decision | Promise<Decision>;
   /** Checks each tool when the server is built (the tenant guard refuses tenant-like arguments, I3). */
   verify?(tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>, build: BuildContext): void;
 }
@@ -179,7 +183,11 @@ export interface OutwardGuard<TRight extends string = string> extends GuardBase<
   open(draft: PendingDraft, now: number): Promise<{ readonly action: PendingAction; readonly token: string }>;
   find(token: string): Promise<PendingAction | undefined>;
   /** Claims `action` from one of `from` under a lease (a lapsed claim is taken over); nothing when another holds it. */
-  claim(action: PendingAction, from: readonly PendingStatus[], now: number): Promise<ClaimedAction | undefined>;
+  claim(
+    action: PendingAction,
+    from: readonly PendingStatus[],
+    now: number,
+  ): Promise<ClaimedAction | undefined>;
   keepAlive(action: ClaimedAction, clock: () => number): () => void;
   /** Moves `action` from one of `from` to `to`, inside `unit` when given; fenced to a claim by `set.fence`. */
   mark(
@@ -244,7 +252,8 @@ export function checkGuard(value: unknown, where = 'A guard'): asserts value is 
   if (typeof guard !== 'object' || guard === null)
     throw new ConfigurationError(`${where} must be a guard object.`);
   const name = guard.name;
-  if (typeof name !== 'string' || name === '') throw new ConfigurationError(`${where} needs a non-empty name.`);
+  if (typeof name !== 'string' || name === '')
+    throw new ConfigurationError(`${where} needs a non-empty name.`);
   const kind = guard.kind as GuardKind;
   if (!GUARD_KINDS.includes(kind)) {
     const hint =

@@ -102,7 +102,7 @@ export interface SilentToolSpec<
   TRight extends string,
   TServices,
   TGuards extends readonly ToolGuard<TInput, TServices>[] = readonly ToolGuard<TInput, TServices>[],
-  TKit extends ToolGuardKit = {},
+  TKit extends ToolGuardKit = NoToolGuards,
 > extends ToolSpecBase<TInput, TValue, TRight, TServices, TGuards, TKit> {
   readonly effect: 'read' | 'write';
   readonly prepare?: undefined;
@@ -116,7 +116,7 @@ export interface OutwardToolSpec<
   TRight extends string,
   TServices,
   TGuards extends readonly ToolGuard<TInput, TServices>[] = readonly ToolGuard<TInput, TServices>[],
-  TKit extends ToolGuardKit = {},
+  TKit extends ToolGuardKit = NoToolGuards,
 > extends ToolSpecBase<TInput, TValue, TRight, TServices, TGuards, TKit> {
   readonly effect: OutwardEffect;
   readonly prepare: (
@@ -137,7 +137,7 @@ export type ToolSpec<
   TRight extends string,
   TServices,
   TGuards extends readonly ToolGuard<TInput, TServices>[] = readonly ToolGuard<TInput, TServices>[],
-  TKit extends ToolGuardKit = {},
+  TKit extends ToolGuardKit = NoToolGuards,
 > =
   | SilentToolSpec<TInput, TValue, TRight, TServices, TGuards, TKit>
   | OutwardToolSpec<TInput, TValue, TRight, TServices, TGuards, TKit>;
@@ -198,12 +198,15 @@ export interface ToolGuardBuilders<TInput, TServices> {
   ): UnitGuard<TInput, TServices, TContext>;
 }
 
+/** No guard factories bound: `g` offers `define` only. */
+export type NoToolGuards = Record<never, never>;
+
 /** Guard factories a host binds once, by name, for `guards: (g) => [g.<name>(…)]`. */
 // biome-ignore lint/suspicious/noExplicitAny: each factory is generic in the tool's input and services
 export type ToolGuardKit = { readonly [name: string]: (...args: any[]) => ToolGuard<any, any> };
 
 /** The builders a tool's `guards` function receives. */
-export type ToolGuards<TInput, TServices, TKit extends ToolGuardKit = {}> = ToolGuardBuilders<
+export type ToolGuards<TInput, TServices, TKit extends ToolGuardKit = NoToolGuards> = ToolGuardBuilders<
   TInput,
   TServices
 > &
@@ -218,7 +221,9 @@ export function toolGuardsOf(name: string, guards: unknown, kit: ToolGuardKit = 
   const builders = Object.freeze({ ...kit, define: defineGuard });
   const list: unknown = typeof guards === 'function' ? guards(builders) : (guards ?? []);
   if (!Array.isArray(list))
-    throw new ConfigurationError(`Tool ${name}: guards must be a list of guards, or a function returning one.`);
+    throw new ConfigurationError(
+      `Tool ${name}: guards must be a list of guards, or a function returning one.`,
+    );
   for (const guard of list) {
     checkGuard(guard, `Tool ${name}: a guard`);
     if (guard.kind !== 'call' && guard.kind !== 'unit')

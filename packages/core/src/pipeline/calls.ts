@@ -105,7 +105,11 @@ export async function runCallGuards(
   trace: Trace,
 ): Promise<ToolErrorInit | undefined> {
   for (const guard of compiled.callGuards) {
-    const refused = await trace(`guard ${guard.name}`, async () => merged(call, guard, await guard.check(call)), byRefusal);
+    const refused = await trace(
+      `guard ${guard.name}`,
+      async () => merged(call, guard, await guard.check(call)),
+      byRefusal,
+    );
     if (refused) return refused;
   }
   return undefined;

@@ -38,7 +38,10 @@ export async function claimFor(guard: ClaimGuard, call: ToolCall, clock: () => n
   if (!isDecision(decision)) throw new GuardDefect(guard.name);
   if (!decision.ok) return { answer: refuse(errorOf(decision)), replayed: false };
   if ('replayed' in decision)
-    return { answer: { kind: 'result', data: decision.replayed as JsonObject, replayed: true }, replayed: true };
+    return {
+      answer: { kind: 'result', data: decision.replayed as JsonObject, replayed: true },
+      replayed: true,
+    };
   return { run: { guard, claim: (decision as { readonly claim: unknown }).claim } };
 }
 

@@ -13,7 +13,10 @@ export const DEFAULT_LEASE_MS = 10_000;
  * `createServer` checks too that the lease outlasts a renewal plus the unit
  * of work's longest wait for a connection or lock.
  */
-export function leaseOf(who: string, options: { readonly leaseMs?: number; readonly renewMs?: number }): Lease {
+export function leaseOf(
+  who: string,
+  options: { readonly leaseMs?: number; readonly renewMs?: number },
+): Lease {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const renewMs = options.renewMs ?? Math.floor(leaseMs / 5);
   for (const [name, value] of [

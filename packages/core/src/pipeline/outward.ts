@@ -21,7 +21,16 @@ export const oneLine = (text: string) => stripHidden(text).replace(/\s+/g, ' ').
 export type TokenFate = 'dead' | 'superseded' | 'kept';
 
 /** The stages that can refuse a confirmation once its token is known. */
-export type TokenStage = 'visibility' | 'rate' | 'arguments' | 'call' | 'claim' | 'outward' | 'unit' | 'run' | 'changed';
+export type TokenStage =
+  | 'visibility'
+  | 'rate'
+  | 'arguments'
+  | 'call'
+  | 'claim'
+  | 'outward'
+  | 'unit'
+  | 'run'
+  | 'changed';
 
 /**
  * The I9 table, by stage: the stage runner applies it whatever outward guard
@@ -42,13 +51,15 @@ export const TOKEN_FATES: Readonly<Record<Exclude<TokenStage, 'outward'>, TokenF
 });
 
 /** The outward stage's own refusals (I9): another connection's token, expired, wrong summary, all dead; locked or awaiting a person, kept. */
-export const OUTWARD_TOKEN_FATES: Readonly<Partial<Record<ToolErrorInit['code'], TokenFate>>> = Object.freeze({
-  confirm_not_found: 'dead',
-  confirm_expired: 'dead',
-  confirm_summary_mismatch: 'dead',
-  confirm_locked: 'kept',
-  approval_pending: 'kept',
-});
+export const OUTWARD_TOKEN_FATES: Readonly<Partial<Record<ToolErrorInit['code'], TokenFate>>> = Object.freeze(
+  {
+    confirm_not_found: 'dead',
+    confirm_expired: 'dead',
+    confirm_summary_mismatch: 'dead',
+    confirm_locked: 'kept',
+    approval_pending: 'kept',
+  },
+);
 
 /** The fate of a token whose confirmation `stage` refused with `code`. */
 export function tokenFate(stage: TokenStage, code: string): TokenFate {
@@ -63,7 +74,10 @@ const refusal = (code: ToolErrorInit['code'], message: string): ToolErrorInit =>
   message,
   fix: PREVIEW_AGAIN,
 });
-const NOT_FOUND = refusal('confirm_not_found', 'No pending action matches this confirm token on this connection.');
+const NOT_FOUND = refusal(
+  'confirm_not_found',
+  'No pending action matches this confirm token on this connection.',
+);
 
 /** Another confirmation holds the action: retry once its claim has settled or lapsed. */
 const locked = (claimExpiresAt: number | undefined, at: number): ToolErrorInit => ({
@@ -82,7 +96,10 @@ export const OPEN: readonly PendingStatus[] = ['pending', 'approved'];
 /** How each closed status answers (I9: dead and used tokens answer `confirm_used`). */
 const CLOSED: Partial<Record<PendingStatus, [ToolErrorInit['code'], string]>> = {
   executed: ['confirm_used', 'This confirm token was already used.'],
-  failed: ['confirm_used', 'This confirm token is dead: an earlier confirmation of it was refused or failed.'],
+  failed: [
+    'confirm_used',
+    'This confirm token is dead: an earlier confirmation of it was refused or failed.',
+  ],
   superseded: ['confirm_used', 'This confirm token was replaced by a newer preview.'],
   rejected: ['confirm_rejected', 'This action was rejected.'],
 };
@@ -173,7 +190,8 @@ export function createOutwardStage<TRight extends string>(given: OutwardGuard<TR
     if (lockedAt(action, at)) return locked(action.claimExpiresAt, at);
     const closed = CLOSED[action.status];
     if (closed) return refusal(closed[0], closed[1]);
-    if (action.expiresAt <= at) return refusal('confirm_expired', 'This confirm token expired; it is now dead.');
+    if (action.expiresAt <= at)
+      return refusal('confirm_expired', 'This confirm token expired; it is now dead.');
     return undefined;
   }
 
@@ -276,7 +294,11 @@ export function createOutwardStage<TRight extends string>(given: OutwardGuard<TR
      * rejection. `as: 'tool'` answers a retry of the tool itself (request
      * state), whose result is the tool's own.
      */
-    personAnswer(action: PendingAction, url: (id: string) => string, as: 'confirm' | 'tool' = 'confirm'): Outcome {
+    personAnswer(
+      action: PendingAction,
+      url: (id: string) => string,
+      as: 'confirm' | 'tool' = 'confirm',
+    ): Outcome {
       if (action.status === 'executed' && action.result) {
         const own = action.result.result;
         const data = as === 'tool' && isPlainObject(own) ? own : action.result;
@@ -307,11 +329,17 @@ export function createOutwardStage<TRight extends string>(given: OutwardGuard<TR
           link,
         );
       }
-      return refuse(closedRefusal(action) ?? refusal('confirm_used', 'This action can no longer be approved.'));
+      return refuse(
+        closedRefusal(action) ?? refusal('confirm_used', 'This action can no longer be approved.'),
+      );
     },
 
     /** Inside the unit of work: claimed → executed, committed with the action, only while this claim holds it. */
-    async markExecuted(action: ClaimedAction, unit: unknown, set: { readonly result?: JsonObject } = {}): Promise<boolean> {
+    async markExecuted(
+      action: ClaimedAction,
+      unit: unknown,
+      set: { readonly result?: JsonObject } = {},
+    ): Promise<boolean> {
       return guard.mark(action, ['claimed'], 'executed', { unit, set: { ...set, fence: action.fence } });
     },
 
@@ -323,4 +351,7 @@ export function createOutwardStage<TRight extends string>(given: OutwardGuard<TR
 export type OutwardStage = ReturnType<typeof createOutwardStage>;
 
 /** A refusal of `confirm_used` when an action was decided under this call's feet. */
-export const USED_WHILE_RUNNING = refusal('confirm_used', 'This confirm token was used while the action ran.');
+export const USED_WHILE_RUNNING = refusal(
+  'confirm_used',
+  'This confirm token was used while the action ran.',
+);

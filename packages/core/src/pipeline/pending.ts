@@ -7,13 +7,13 @@ import { digest } from '../hashing.js';
 import { contentDigest } from '../internal/contentDigest.js';
 import { newId } from '../internal/ids.js';
 import type { Json, JsonObject } from '../json.js';
-import type { HeldClaim } from './claim.js';
 import { type ApprovedRun, ContentChanged, type RunnerParts } from './calls.js';
+import type { HeldClaim } from './claim.js';
 import type { CompiledTool } from './compile.js';
 import { prepareTool } from './execute.js';
-import { oneLine, type OutwardStage, USED_WHILE_RUNNING } from './outward.js';
+import { type OutwardStage, oneLine, USED_WHILE_RUNNING } from './outward.js';
 import type { Routes } from './routes.js';
-import { byOk, tracer, type Trace, UnitRefusal } from './trace.js';
+import { byOk, type Trace, tracer, UnitRefusal } from './trace.js';
 
 const NOT_SERVED = (tool: string): ToolErrorInit => ({
   code: 'not_found',
@@ -118,7 +118,12 @@ export function createPendingRoutes<TRight extends string, TServices>(
   }
 
   /** `confirm_action` (I9): the action of this connection's token, checked and claimed in the order of the I9 table, then run. */
-  async function confirm(call: ToolCall, trace: Trace, notes: string[], held: HeldClaim | undefined): Promise<Outcome> {
+  async function confirm(
+    call: ToolCall,
+    trace: Trace,
+    notes: string[],
+    held: HeldClaim | undefined,
+  ): Promise<Outcome> {
     const outward = outwardOf();
     const { confirm_token: token, confirm_summary: summary } = call.input as {
       confirm_token: string;
@@ -139,7 +144,9 @@ export function createPendingRoutes<TRight extends string, TServices>(
       'confirm',
       async () => {
         const refused = outward.refusalOf(found.action, summary);
-        return refused ? { ok: false as const, error: refused, action: found.action } : outward.claim(found.action, token);
+        return refused
+          ? { ok: false as const, error: refused, action: found.action }
+          : outward.claim(found.action, token);
       },
       byOk,
     );
@@ -156,7 +163,12 @@ export function createPendingRoutes<TRight extends string, TServices>(
   }
 
   /** `reject_action`: open the action outside any unit (refusals settled by the table), then close it with its audit row. */
-  async function reject(call: ToolCall, trace: Trace, notes: string[], held: HeldClaim | undefined): Promise<Outcome> {
+  async function reject(
+    call: ToolCall,
+    trace: Trace,
+    notes: string[],
+    held: HeldClaim | undefined,
+  ): Promise<Outcome> {
     const outward = outwardOf();
     const { confirm_token: token, reason } = call.input as { confirm_token: string; reason?: string };
     const opened = await trace(
@@ -191,7 +203,11 @@ export function createPendingRoutes<TRight extends string, TServices>(
   }
 
   /** A fresh call of `action`'s tool for its requesting credential as it stands now. */
-  const freshTarget = (compiled: CompiledTool<TRight, TServices>, action: PendingAction, connection: Connection) =>
+  const freshTarget = (
+    compiled: CompiledTool<TRight, TServices>,
+    action: PendingAction,
+    connection: Connection,
+  ) =>
     routes.targetOf(compiled, action, connection, {
       requestId: undefined,
       correlationId: newId(),
@@ -206,7 +222,11 @@ export function createPendingRoutes<TRight extends string, TServices>(
    * connection's action of this tool with these arguments, so a forged or
    * foreign one learns nothing and runs nothing.
    */
-  async function retried(compiled: CompiledTool<TRight, TServices>, call: ToolCall, state: string): Promise<Outcome> {
+  async function retried(
+    compiled: CompiledTool<TRight, TServices>,
+    call: ToolCall,
+    state: string,
+  ): Promise<Outcome> {
     const foreign = refuse({
       code: 'confirm_not_found',
       message: 'The request state names no pending action of this call on this connection.',
@@ -266,8 +286,14 @@ export function createPendingRoutes<TRight extends string, TServices>(
         shownHash,
         note: `approved ${action.id} by ${approverId}`,
         markExecuted: async (unit: unknown, kept: JsonObject) => {
-          const set = { result: kept, decidedBy: approverId, decidedAt: host.clock().getTime(), fence: action.fence };
-          if (!(await outward.guard.mark(action, ['claimed'], 'executed', { unit, set }))) throw new UnitRefusal(DECIDED);
+          const set = {
+            result: kept,
+            decidedBy: approverId,
+            decidedAt: host.clock().getTime(),
+            fence: action.fence,
+          };
+          if (!(await outward.guard.mark(action, ['claimed'], 'executed', { unit, set })))
+            throw new UnitRefusal(DECIDED);
         },
       };
       const { outcome, stage } = await routes.executePending(compiled, target, action, run, untraced);

@@ -5,10 +5,17 @@ import type { ClaimedAction, PendingAction } from '../contract/pending.js';
 import { ToolError, TransactionConflict } from '../errors.js';
 import { contentDigest } from '../internal/contentDigest.js';
 import type { JsonObject } from '../json.js';
-import { ClaimLost, claimFor, completeClaim, type HeldClaim } from './claim.js';
 import { type CallFacts, ContentChanged, merged, type RunnerParts, runCallGuards } from './calls.js';
+import { ClaimLost, claimFor, completeClaim, type HeldClaim } from './claim.js';
 import type { CompiledTool } from './compile.js';
-import { type AuditEntryOf, appendAudit, CallServices, objectIdsOf, prepareTool, runTool } from './execute.js';
+import {
+  type AuditEntryOf,
+  appendAudit,
+  CallServices,
+  objectIdsOf,
+  prepareTool,
+  runTool,
+} from './execute.js';
 import type { TokenStage } from './outward.js';
 import { byOutcome, byRefusal, type Trace, UnitRefusal } from './trace.js';
 
@@ -80,7 +87,12 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
     const note = scope?.violationNote();
     if (!note) return;
     try {
-      await appendAudit(host, call.connection, { action: call.tool.name, outcome: 'violation', objectIds: [], note });
+      await appendAudit(host, call.connection, {
+        action: call.tool.name,
+        outcome: 'violation',
+        objectIds: [],
+        note,
+      });
     } catch (error) {
       host.report(error, call.correlationId);
     }
@@ -161,7 +173,11 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
   }
 
   /** An outward tool's first step (I9): unit guards read-only, `prepare` with ports closed, a pending action. */
-  async function preview(compiled: CompiledTool<TRight, TServices>, call: ToolCall, trace: Trace): Promise<Outcome> {
+  async function preview(
+    compiled: CompiledTool<TRight, TServices>,
+    call: ToolCall,
+    trace: Trace,
+  ): Promise<Outcome> {
     const outward = parts.outward;
     if (!outward) throw new Error('An outward tool without an outward guard.');
     const scope = servicesFor(compiled, call, undefined);
@@ -193,11 +209,15 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
   ): Promise<Outcome> {
     const guard = guards.claim;
     if (!guard) return body(undefined);
-    const step = await trace('replay', () => claimFor(guard, call, now), (s, stage) => {
-      if ('run' in s) stage.end('pass');
-      else if (s.replayed) stage.end('replay');
-      else stage.end('refuse', s.answer.kind === 'refused' ? s.answer.error.code : undefined);
-    });
+    const step = await trace(
+      'replay',
+      () => claimFor(guard, call, now),
+      (s, stage) => {
+        if ('run' in s) stage.end('pass');
+        else if (s.replayed) stage.end('replay');
+        else stage.end('refuse', s.answer.kind === 'refused' ? s.answer.error.code : undefined);
+      },
+    );
     if (!('run' in step)) {
       if (step.replayed) await token?.refund();
       return step.answer;
@@ -211,7 +231,8 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
       return outcome;
     } catch (error) {
       // an unknown outcome may be this call's own commit: the retry it asks for finds the record
-      if (error instanceof ClaimLost || (ToolError.is(error) && error.code === 'outcome_unknown')) throw error;
+      if (error instanceof ClaimLost || (ToolError.is(error) && error.code === 'outcome_unknown'))
+        throw error;
       if (await guard.held(held.claim)) throw error;
       if (!ToolError.is(error)) host.report(error, call.correlationId);
       throw new ClaimLost(call.tool.name);
@@ -240,7 +261,15 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
         }
         const data = await runTool(host, compiled.tool, call, scope, unit);
         const note = notes.join('; ') || undefined;
-        const objectIds = await finish(call, held, compiled.tool.name, data, compiled.tool.forReplay(data), note, unit);
+        const objectIds = await finish(
+          call,
+          held,
+          compiled.tool.name,
+          data,
+          compiled.tool.forReplay(data),
+          note,
+          unit,
+        );
         return { kind: 'result', data, objectIds };
       },
       () => scope,

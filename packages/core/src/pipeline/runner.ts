@@ -93,7 +93,13 @@ function withRetryHint(outcome: Outcome): Outcome {
   if (outcome.kind !== 'refused' || !isOutageCode(outcome.error.code)) return outcome;
   const { code, message, fix, next, details } = outcome.error; // a ToolError's message is not enumerable: copy by name
   if (details?.retry_after_seconds !== undefined) return outcome;
-  const error = { code, message, fix, ...(next ? { next } : {}), details: { ...details, retry_after_seconds: OUTAGE_RETRY_SECONDS } };
+  const error = {
+    code,
+    message,
+    fix,
+    ...(next ? { next } : {}),
+    details: { ...details, retry_after_seconds: OUTAGE_RETRY_SECONDS },
+  };
   return refuse(error);
 }
 
@@ -126,7 +132,10 @@ export function createRunner<TRight extends string, TServices>(
       // a confirmation refused here (a workspace switched off) settles its token by the I9 table
       if (compiled!.route === 'confirm' && parts.outward && isPlainObject(args)) {
         const token = args.confirm_token;
-        const found = typeof token === 'string' && token.length <= 200 ? await parts.outward.find(token, flight).catch(() => undefined) : undefined;
+        const found =
+          typeof token === 'string' && token.length <= 200
+            ? await parts.outward.find(token, flight).catch(() => undefined)
+            : undefined;
         if (found?.ok) await parts.outward.settle(found.action, 'visibility', hidden.code);
       }
       return refuse(hidden);
@@ -137,7 +146,11 @@ export function createRunner<TRight extends string, TServices>(
       const refused = await flight.trace(
         'rate',
         async () => {
-          const decision = await guard.take(flight.connection, flight.compiled!.bucket, host.clock().getTime());
+          const decision = await guard.take(
+            flight.connection,
+            flight.compiled!.bucket,
+            host.clock().getTime(),
+          );
           const refusal = refusalIn(guard, decision);
           if (!refusal) {
             const { token } = decision as { readonly token: unknown };
@@ -171,7 +184,9 @@ export function createRunner<TRight extends string, TServices>(
             ? routes.preview(compiled, call, trace)
             : pending.retried(compiled, call, flight.facts.requestState);
         case 'write':
-          return routes.claimed(call, trace, token, (held) => routes.write(compiled, call, trace, notes, held));
+          return routes.claimed(call, trace, token, (held) =>
+            routes.write(compiled, call, trace, notes, held),
+          );
         case 'confirm':
           return routes.claimed(call, trace, token, (held) => pending.confirm(call, trace, notes, held));
         case 'reject':
@@ -200,7 +215,11 @@ export function createRunner<TRight extends string, TServices>(
    * outputSchema (I19), the text; a result an output guard refuses or that
    * breaks its schema is reported and answered `internal_error`.
    */
-  function leave(name: string, outcome: Outcome, correlationId: string): { structured: JsonObject; failed: boolean } {
+  function leave(
+    name: string,
+    outcome: Outcome,
+    correlationId: string,
+  ): { structured: JsonObject; failed: boolean } {
     let structured = structureOf(outcome);
     for (const guard of guards.output) {
       const decision = guard.leave(structured, name);
@@ -210,7 +229,10 @@ export function createRunner<TRight extends string, TServices>(
           { event: 'tools/call', tool: name, guard: guard.name, correlation_id: correlationId },
           'result refused by an output guard',
         );
-        return failed(new OutputRefused(`${name}: output guard ${guard.name}: ${refused.message}`), correlationId);
+        return failed(
+          new OutputRefused(`${name}: output guard ${guard.name}: ${refused.message}`),
+          correlationId,
+        );
       }
       structured = (decision as { readonly structured: JsonObject }).structured;
     }
@@ -221,7 +243,10 @@ export function createRunner<TRight extends string, TServices>(
       { event: 'tools/call', tool: name, path, rule, correlation_id: correlationId },
       'result does not match the outputSchema',
     );
-    return failed(new OutputRefused(`${name}: the result breaks its outputSchema at ${path} (${rule}).`), correlationId);
+    return failed(
+      new OutputRefused(`${name}: the result breaks its outputSchema at ${path} (${rule}).`),
+      correlationId,
+    );
   }
 
   /** A result that may not leave: reported by correlation id, answered `internal_error`. */
@@ -231,8 +256,19 @@ export function createRunner<TRight extends string, TServices>(
   }
 
   /** The log line and the span's end, once per call. */
-  function record(flight: Flight<TRight, TServices>, outcome: Outcome, failed: boolean, started: number): void {
-    const kind = failed ? 'internal_error' : outcome.kind === 'result' ? (outcome.replayed ? 'replayed' : 'ok') : outcome.kind;
+  function record(
+    flight: Flight<TRight, TServices>,
+    outcome: Outcome,
+    failed: boolean,
+    started: number,
+  ): void {
+    const kind = failed
+      ? 'internal_error'
+      : outcome.kind === 'result'
+        ? outcome.replayed
+          ? 'replayed'
+          : 'ok'
+        : outcome.kind;
     const { connection, name, facts } = flight;
     facts.span?.end({
       outcome: kind === 'preview' && outcome.kind === 'preview' && outcome.approval ? 'approval' : kind,
@@ -266,7 +302,14 @@ export function createRunner<TRight extends string, TServices>(
     facts: CallFacts,
   ): Promise<ToolAnswer> {
     const started = performance.now();
-    const flight: Flight<TRight, TServices> = { connection, name, args, facts, trace: tracer(facts.span), notes: [] };
+    const flight: Flight<TRight, TServices> = {
+      connection,
+      name,
+      args,
+      facts,
+      trace: tracer(facts.span),
+      notes: [],
+    };
     const ran = await through(flight);
     const outcome = withRetryHint(ran.outcome);
     const left = leave(name, outcome, facts.correlationId);
@@ -286,6 +329,8 @@ export function createRunner<TRight extends string, TServices>(
   });
 }
 
-export type StageRunner<TRight extends string, TServices> = ReturnType<typeof createRunner<TRight, TServices>>;
+export type StageRunner<TRight extends string, TServices> = ReturnType<
+  typeof createRunner<TRight, TServices>
+>;
 
 export type { CallFacts, RequestSpan };

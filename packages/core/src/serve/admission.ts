@@ -3,7 +3,6 @@ import type { GatehouseServer } from '../server.js';
 import { bearerRefusal, readBearer } from './bearer.js';
 import { checkHost, checkOrigin } from './hostOrigin.js';
 import { type AdmissionStep, type RefusalLog, silentRefusalLog } from './refusalLog.js';
-import type { Report } from './report.js';
 import { DEFAULT_OUTAGE, type Outage, unavailableRefusal } from './unavailable.js';
 
 export type { AdmissionStep } from './refusalLog.js';

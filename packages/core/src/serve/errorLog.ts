@@ -23,7 +23,12 @@ const NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 function reportedOf(error: Error, kind: ErrorFacts['kind'], transport: string | undefined): Reported {
   const name = typeof error?.name === 'string' && NAME.test(error.name) ? error.name : 'Error';
   const code = (error as { code?: unknown })?.code;
-  return { kind, transport, type: name, code: typeof code === 'string' && CODE.test(code) ? code : undefined };
+  return {
+    kind,
+    transport,
+    type: name,
+    code: typeof code === 'string' && CODE.test(code) ? code : undefined,
+  };
 }
 
 const EVENTS = { outage: 'store_outage', fault: 'transport_error' } as const;
@@ -69,7 +74,12 @@ export function errorLog(logger: Logger, options: ErrorLogOptions = {}): OnError
     const reported = reportedOf(error, kind, facts?.transport ?? options.transport);
     if (facts?.correlationId !== undefined && kind === 'fault') {
       const { type, code } = reported;
-      const line = { event: 'internal_error', correlation_id: facts.correlationId, error_type: type, ...(code ? { error_code: code } : {}) };
+      const line = {
+        event: 'internal_error',
+        correlation_id: facts.correlationId,
+        error_type: type,
+        ...(code ? { error_code: code } : {}),
+      };
       writeLine(logger, 'error', line, 'internal error');
       return;
     }

@@ -111,7 +111,12 @@ export function httpAdmission<TRight extends string>(
   /** A client's protocol mistake answered here: logged like a refusal, rendered as a JSON-RPC error. */
   const mistake = (exchange: HttpExchange, status: number, answer: HttpAnswer): HttpAdmission<TRight> => {
     const reason = (JSON.parse(answer.body) as { error: { message: string } }).error.message;
-    log.refused({ refusal: { status, reason }, step: 'request', transport: 'http', clientAddress: addressOf(exchange) });
+    log.refused({
+      refusal: { status, reason },
+      step: 'request',
+      transport: 'http',
+      clientAddress: addressOf(exchange),
+    });
     return { ok: false, answer };
   };
 
@@ -136,14 +141,22 @@ export function httpAdmission<TRight extends string>(
     const version = exchange.header('mcp-protocol-version');
     if (checks.versionHeader && (version?.length ?? 0) > ECHO_LIMIT) {
       const message = `Bad Request: Unsupported protocol version: the MCP-Protocol-Version header is longer than ${ECHO_LIMIT} characters.`;
-      return mistake(exchange, 400, { status: 400, headers: JSON_TYPE, body: rpcError(null, -32000, message) });
+      return mistake(exchange, 400, {
+        status: 400,
+        headers: JSON_TYPE,
+        body: rpcError(null, -32000, message),
+      });
     }
     if (exchange.method !== 'POST') return { ok: true, connection };
     const body = await exchange.readBody(maxBodyBytes);
     if (!body.ok) {
       // 413: close the connection rather than read the rest of an oversized body
       const headers = body.status === 413 ? { ...JSON_TYPE, connection: 'close' } : JSON_TYPE;
-      return mistake(exchange, body.status, { status: body.status, headers, body: rpcError(null, body.code, body.message) });
+      return mistake(exchange, body.status, {
+        status: body.status,
+        headers,
+        body: rpcError(null, body.code, body.message),
+      });
     }
     const edge = screenMessage(body.value, 'HTTP POST');
     if (edge) {
@@ -160,7 +173,12 @@ export function httpAdmission<TRight extends string>(
     }
     const stepUp = await stepUpRefusal(server, connection, body.value);
     if (stepUp) {
-      log.refused({ refusal: stepUp, step: 'credential', transport: 'http', clientAddress: addressOf(exchange) });
+      log.refused({
+        refusal: stepUp,
+        step: 'credential',
+        transport: 'http',
+        clientAddress: addressOf(exchange),
+      });
       return { ok: false, answer: renderRefusal(stepUp, challenge) };
     }
     return { ok: true, connection, body: body.value };

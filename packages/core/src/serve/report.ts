@@ -40,7 +40,11 @@ export function reporter(
 }
 
 /** Refuses a transport option that moved to the server (`createServer({ onError })`). */
-export function refuseMovedOnerror(options: object | undefined, who: string, error: (message: string) => Error): void {
+export function refuseMovedOnerror(
+  options: object | undefined,
+  who: string,
+  error: (message: string) => Error,
+): void {
   if (options && 'onerror' in options && (options as { onerror?: unknown }).onerror !== undefined)
     throw error(
       `${who}: onerror moved to the server: createServer({ onError }) hears every transport and every call (see errorLog).`,

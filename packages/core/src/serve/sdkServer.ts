@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Connection, GateRefusal } from '../context.js';
 import type { GatehouseServer, ToolAnswer } from '../server.js';
-import { type RequestFacts, type RequestSpan, startRequest } from '../telemetry.js';
+import { type RequestFacts, startRequest } from '../telemetry.js';
 import { capOutgoing } from './echoes.js';
 import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
 import type { Report } from './report.js';

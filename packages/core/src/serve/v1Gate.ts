@@ -54,7 +54,12 @@ async function readNodeBody(req: GatedRequest, limit: number): Promise<ReadBody>
   if (req.body !== undefined && req.readableEnded) return { ok: true, value: req.body as Json };
   const bytes = await boundedBody(req, limit);
   if (bytes === undefined)
-    return { ok: false, status: 413, code: -32600, message: `The request body is larger than ${limit} bytes.` };
+    return {
+      ok: false,
+      status: 413,
+      code: -32600,
+      message: `The request body is larger than ${limit} bytes.`,
+    };
   let value: Json;
   try {
     value = JSON.parse(bytes.toString('utf8')) as Json;
@@ -96,7 +101,9 @@ export function createGateMiddleware<TRight extends string>(
 ): GateMiddleware {
   refuseMovedOnerror(options, 'createGateMiddleware', (m) => new ConfigurationError(m));
   const report = reporter(gatehouse, 'http');
-  const admitHttp = httpAdmission(gatehouse, options, 'createGateMiddleware', report, { versionHeader: true });
+  const admitHttp = httpAdmission(gatehouse, options, 'createGateMiddleware', report, {
+    versionHeader: true,
+  });
   return async function gatehouseGate(req, res, next) {
     let admission: Awaited<ReturnType<typeof admitHttp>>;
     try {

@@ -1,6 +1,6 @@
 import type { ContractFixture } from '../../../src/index.js';
 import type { Flaws } from './flaws.js';
-import { type NotesHost, startNotesHost } from './notesHost.js';
+import { type GuardSwaps, type NotesHost, startNotesHost } from './notesHost.js';
 
 const at = { local: '2026-05-04T09:00', zone: 'Europe/Berlin' };
 
@@ -46,4 +46,13 @@ export function notesFixture(flaws: Flaws = {}): ContractFixture<NotesHost> {
   };
   // #endregion fixture
   return fixture;
+}
+
+/** The notes desk with guards of a kind swapped for a team's own: the contract must hold just the same. */
+export function swappedFixture(swaps: GuardSwaps): ContractFixture<NotesHost> {
+  return {
+    ...notesFixture(),
+    name: 'notes desk, swapped guards',
+    start: () => startNotesHost({}, undefined, swaps),
+  };
 }

@@ -7,6 +7,7 @@ import {
 } from '@gatehousejs/access';
 import {
   type AuditStore,
+  type ClaimGuard,
   createGatehouse,
   type GatehouseServer,
   MemoryAuditStore,
@@ -14,6 +15,7 @@ import {
   MemoryPendingActionStore,
   MemoryReplayStore,
   MemorySwitchStore,
+  type OutwardGuard,
   type PendingStatus,
   type ReplayStore,
   separateCommits,
@@ -84,7 +86,17 @@ const listenNotes: ServeNotes = (server, flaws) =>
  * Starts the minimal multi-tenant notes host with the given flaws; `serve`
  * decides how its Gatehouse server is hosted (default: {@link listenNotes}).
  */
-export async function startNotesHost(flaws: Flaws = {}, serve: ServeNotes = listenNotes): Promise<NotesHost> {
+/** Guards of a kind to plug in instead of the built-in ones (a team's own replay or confirm). */
+export interface GuardSwaps {
+  readonly claim?: () => ClaimGuard;
+  readonly outward?: () => OutwardGuard;
+}
+
+export async function startNotesHost(
+  flaws: Flaws = {},
+  serve: ServeNotes = listenNotes,
+  swaps: GuardSwaps = {},
+): Promise<NotesHost> {
   const audit = new MemoryAuditStore();
   const dropping: AuditStore = { append: async () => {}, list: async () => [] };
   const data: DeskData = { notes: seedNotes(), reminders: [], outbox: [] };
@@ -127,10 +139,11 @@ export async function startNotesHost(flaws: Flaws = {}, serve: ServeNotes = list
         retryAfterSeconds: 30,
       }),
       ...(flaws.listOnlyVisibility ? [] : [toolsetVisibility({ compact: ['find_notes', 'get_note'] })]),
-      replayGuard({ store: flaws.noReplay ? forgetfulReplay : new MemoryReplayStore() }),
-      confirmGuard({
-        store: flaws.keepsRefusedTokens ? new RevivingPendingStore() : new MemoryPendingActionStore(),
-      }),
+      swaps.claim?.() ?? replayGuard({ store: flaws.noReplay ? forgetfulReplay : new MemoryReplayStore() }),
+      swaps.outward?.() ??
+        confirmGuard({
+          store: flaws.keepsRefusedTokens ? new RevivingPendingStore() : new MemoryPendingActionStore(),
+        }),
       untrustedTextGuard(),
     ],
     logger: capturingLogger(logLines),

@@ -1,0 +1,17 @@
+/**
+ * The kit's suites of the claim and outward kinds, against the built-in
+ * guards and against a second implementation of each written from scratch
+ * (examples/ownGuards.ts): a team's replacement proves itself the same way.
+ */
+import { MemoryPendingActionStore, MemoryReplayStore } from '@gatehousejs/core';
+import { describeClaimGuard, describeOutwardGuard } from '@gatehousejs/testing/vitest';
+import { confirmGuard, replayGuard } from '../src/index.js';
+import { mapClaimGuard, mapOutwardGuard } from './examples/ownGuards.js';
+
+describeClaimGuard('replayGuard', (lease) => replayGuard({ store: new MemoryReplayStore(), ...lease }));
+describeClaimGuard('a team’s own claim guard (mapClaimGuard)', (lease) => mapClaimGuard(lease));
+
+describeOutwardGuard('confirmGuard', (options) =>
+  confirmGuard({ store: new MemoryPendingActionStore(), ...options }),
+);
+describeOutwardGuard('a team’s own outward guard (mapOutwardGuard)', (options) => mapOutwardGuard(options));
