@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkArchitecture, librarySources, specifiersOf } from './architecture.js';
+import {
+  checkArchitecture,
+  guardBreaches,
+  librarySources,
+  NAMED_GUARDS,
+  specifiersOf,
+} from './architecture.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -9,6 +15,38 @@ describe('package architecture', () => {
     const files = librarySources(root);
     expect(files.length).toBeGreaterThan(50);
     expect(checkArchitecture(files)).toEqual([]);
+  });
+
+  it('keeps every named guard in a file of packages/guards, and no guard implementation in core', () => {
+    expect(guardBreaches(librarySources(root))).toEqual([]);
+  });
+
+  it('refuses a guard written in core, a named guard missing its file or factory, and a stray file in guards', () => {
+    const guardFiles = Object.entries(NAMED_GUARDS).map(([name, factories]) => ({
+      path: `packages/guards/src/${name}`,
+      text: factories.map((f) => `export function ${f}() {}`).join('\n'),
+    }));
+    expect(guardBreaches(guardFiles)).toEqual([]);
+    const rules = (files: { path: string; text: string }[]) => guardBreaches(files).map((b) => b.rule);
+    expect(
+      rules([
+        ...guardFiles,
+        { path: 'packages/core/src/pipeline/x.ts', text: "const g = { kind: 'claim', name: 'x' };" },
+      ]),
+    ).toEqual(['core holds no guard implementation']);
+    expect(rules(guardFiles.filter((f) => !f.path.endsWith('/replay.ts')))).toEqual([
+      'each named guard is a file of packages/guards',
+    ]);
+    expect(
+      rules(
+        guardFiles.map((f) =>
+          f.path.endsWith('/killSwitch.ts') ? { ...f, text: 'export function killSwitchGuards() {}' } : f,
+        ),
+      ),
+    ).toEqual(['each named guard file exports its factories', 'each named guard file exports its factories']);
+    expect(rules([...guardFiles, { path: 'packages/guards/src/helpers.ts', text: '' }])).toEqual([
+      'packages/guards holds the named guards only',
+    ]);
   });
 
   it('finds static, re-exported and dynamic imports', () => {

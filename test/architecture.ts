@@ -152,3 +152,72 @@ export function librarySources(root: string): SourceFile[] {
   }
   return files;
 }
+
+/** The named guards, one file each in `packages/guards/src`, and the factories each file exports. */
+export const NAMED_GUARDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'tenant.ts': ['tenantGuard'],
+  'rights.ts': ['rightsGuard'],
+  'killSwitch.ts': ['killSwitchGuards', 'globalKillSwitchGuard', 'tenantSwitchGuard'],
+  'rate.ts': ['rateGuard'],
+  'replay.ts': ['replayGuard'],
+  'duplicate.ts': ['duplicateGuard'],
+  'version.ts': ['versionGuard'],
+  'batchCount.ts': ['batchCountGuard'],
+  'confirm.ts': ['confirmGuard'],
+  'untrustedText.ts': ['untrustedTextGuard'],
+});
+
+/** A source's code without its comments (docs may show a guard; code may not be one). */
+const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+
+/** A guard object written out in code: `kind: '<a guard kind>'`. */
+const GUARD_OBJECT = /\bkind:\s*'(admission|visibility|rate|call|claim|unit|outward|output)'/;
+
+/**
+ * The guard rules: core holds the contract, the stage runner and memory
+ * stores, and no guard implementation (no guard object is written in its
+ * sources); every named guard is a file of `packages/guards/src` exporting
+ * its factories, and nothing else there but `standard.ts` and `index.ts`.
+ */
+export function guardBreaches(files: readonly SourceFile[]): Breach[] {
+  const breaches: Breach[] = [];
+  for (const file of files) {
+    const code = withoutComments(file.text);
+    if (file.path.startsWith('packages/core/src/') && GUARD_OBJECT.test(code))
+      breaches.push({
+        file: file.path,
+        specifier: GUARD_OBJECT.exec(code)![0],
+        rule: 'core holds no guard implementation',
+      });
+  }
+  const inGuards = files.filter((f) => /^packages\/guards\/src\/[^/]+\.ts$/.test(f.path));
+  const names = new Set(inGuards.map((f) => f.path.slice('packages/guards/src/'.length)));
+  for (const [name, factories] of Object.entries(NAMED_GUARDS)) {
+    const file = inGuards.find((f) => f.path.endsWith(`/${name}`));
+    if (!file) {
+      breaches.push({
+        file: `packages/guards/src/${name}`,
+        specifier: '',
+        rule: 'each named guard is a file of packages/guards',
+      });
+      continue;
+    }
+    for (const factory of factories) {
+      if (!new RegExp(`export function ${factory}\\b`).test(file.text))
+        breaches.push({
+          file: file.path,
+          specifier: factory,
+          rule: 'each named guard file exports its factories',
+        });
+    }
+  }
+  for (const name of names) {
+    if (!(name in NAMED_GUARDS) && name !== 'standard.ts' && name !== 'index.ts')
+      breaches.push({
+        file: `packages/guards/src/${name}`,
+        specifier: '',
+        rule: 'packages/guards holds the named guards only',
+      });
+  }
+  return breaches;
+}

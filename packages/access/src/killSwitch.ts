@@ -1,4 +1,10 @@
-import { type AuditStore, auditRow, ConfigurationError, type SwitchStore, type UnitOfWork } from '@gatehousejs/core';
+import {
+  type AuditStore,
+  auditRow,
+  ConfigurationError,
+  type SwitchStore,
+  type UnitOfWork,
+} from '@gatehousejs/core';
 import { audited } from './internal/audited.js';
 
 /** Options of {@link createSwitches}: the default for tenants is defined here, once. */
@@ -54,7 +60,9 @@ export function createSwitches(options: SwitchesOptions): Switches {
   if (typeof options?.store?.get !== 'function' || typeof options.store.set !== 'function')
     throw new ConfigurationError('createSwitches: store must be a SwitchStore (get and set).');
   if (typeof options.audit?.append !== 'function')
-    throw new ConfigurationError('createSwitches: audit must be an AuditStore: every change is audited (I6).');
+    throw new ConfigurationError(
+      'createSwitches: audit must be an AuditStore: every change is audited (I6).',
+    );
   const tenantDefault = options.tenantDefault ?? true;
   const clock = options.clock ?? (() => new Date());
   const { store, audit } = options;

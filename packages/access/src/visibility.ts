@@ -11,7 +11,12 @@ import {
 
 /** Why a tool is hidden: the refusal a call of it gets (I7). */
 const hidden = (tool: VisibleTool, reason: string, fix: string): Decision =>
-  deny({ code: 'tool_hidden', message: `${tool.name} is hidden: ${reason}`, fix, details: { tool: tool.name } });
+  deny({
+    code: 'tool_hidden',
+    message: `${tool.name} is hidden: ${reason}`,
+    fix,
+    details: { tool: tool.name },
+  });
 
 /**
  * Hides tools outside the connection's toolset (I7), a visibility guard:
@@ -53,7 +58,8 @@ export function planVisibility(options: {
   readonly planOf: (tenantId: string) => string | Promise<string>;
   readonly plans: Readonly<Record<string, readonly string[]>>;
 }): VisibilityGuard {
-  if (typeof options?.planOf !== 'function') throw new ConfigurationError('planVisibility: planOf is required.');
+  if (typeof options?.planOf !== 'function')
+    throw new ConfigurationError('planVisibility: planOf is required.');
   return defineGuard({
     kind: 'visibility',
     name: 'plan',

@@ -9,9 +9,13 @@ import { confirmGuard, replayGuard } from '../src/index.js';
 import { mapClaimGuard, mapOutwardGuard } from './examples/ownGuards.js';
 
 describeClaimGuard('replayGuard', (lease) => replayGuard({ store: new MemoryReplayStore(), ...lease }));
+// #region claim-suite
 describeClaimGuard('a team’s own claim guard (mapClaimGuard)', (lease) => mapClaimGuard(lease));
+// #endregion claim-suite
 
 describeOutwardGuard('confirmGuard', (options) =>
   confirmGuard({ store: new MemoryPendingActionStore(), ...options }),
 );
+// #region outward-suite
 describeOutwardGuard('a team’s own outward guard (mapOutwardGuard)', (options) => mapOutwardGuard(options));
+// #endregion outward-suite

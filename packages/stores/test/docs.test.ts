@@ -64,9 +64,17 @@ describe('docs/stores.md', () => {
     for (const name of Object.keys(stores)) expect(doc, name).toContain(`\`${name}`);
   });
 
-  it('names no guard that core’s pipeline replaced, here or in the package README', () => {
-    const readme = read('../README.md');
-    for (const text of [doc, readme]) expect(text).not.toMatch(/transactionGuard|replayGuard|rateGuard/);
+  it('names no option or guard the guard contract removed, here, on the replicas and storage pages or in the package README', () => {
+    const pages = ['../README.md', '../../../docs/replicas.md', '../../../docs/storage.md'].map(read);
+    for (const text of [doc, ...pages]) {
+      expect(text).not.toMatch(
+        /transactionGuard|batchGuard|checkGate|switches\.guard|onInternalError|(replay|confirm): \{ store|rate: \{ store:|replay\.(leaseMs|store)|rate\.stores/,
+      );
+    }
+  });
+
+  it('shows the server with its guards built on the stores by standardGuards', () => {
+    expect(blocks('ts').some((snippet) => snippet.includes('guards: standardGuards(stores, {'))).toBe(true);
   });
 });
 
@@ -75,5 +83,10 @@ describe('docs/replicas.md', () => {
     const snippets = blocks('ts', read('../../../docs/replicas.md'));
     expect(snippets.length).toBeGreaterThanOrEqual(1);
     expectQuoted(snippets);
+  });
+
+  it('shows the server with its guards built on the shared stores by standardGuards', () => {
+    const snippets = blocks('ts', read('../../../docs/replicas.md'));
+    expect(snippets.some((snippet) => snippet.includes('guards: standardGuards(stores, {'))).toBe(true);
   });
 });

@@ -72,6 +72,7 @@ export function createBookingServer(
   { pool, stores }: ProductDatabase,
   authenticate: Authenticate<'bookings.write'>,
 ) {
+  // #region gatehouse
   const gh = createGatehouse({
     rights: ['bookings.write'] as const,
     // Inside a write, `unit` is the unit of work's PoolClient between BEGIN and COMMIT.
@@ -80,6 +81,7 @@ export function createBookingServer(
     }),
     toolGuards, // g.duplicate, g.version, g.batchCount in a tool's guards
   });
+  // #endregion gatehouse
   const bookSlot = gh.defineTool({
     name: 'book_slot',
     description: 'Books a slot for a customer.',
@@ -91,6 +93,7 @@ export function createBookingServer(
       required: ['customer', 'slot'],
     }),
     presenter: bookingPresenter,
+    // #region duplicate
     // A second booking of a slot is refused `duplicate`, checked and inserted in one transaction (I11).
     guards: (g) => [
       g.duplicate({
@@ -100,6 +103,7 @@ export function createBookingServer(
         updateTool: 'move_booking',
       }),
     ],
+    // #endregion duplicate
     run: ({ input, services }) => services.bookings.book(input),
   });
   const moveBooking = gh.defineTool({
@@ -115,6 +119,7 @@ export function createBookingServer(
     presenter: bookingPresenter,
     run: ({ input }) => ({ id: input.id, slot: input.slot }),
   });
+  // #region server
   // The kill switches, in the same database: every replica reads them (I6).
   const switches = createSwitches({
     store: stores.switches,
@@ -134,6 +139,7 @@ export function createBookingServer(
       rate: { limits: { write: { capacity: 30, refillPerSecond: 0.5 } } },
     }),
   });
+  // #endregion server
 }
 
 /** A readiness probe and a purge timer, as a replica runs them. */

@@ -1,18 +1,47 @@
+// The examples of docs/access/kill-switch.md; the regions below are quoted there verbatim.
 import { createSwitches, type Switches } from '@gatehousejs/access';
-import { killSwitchGuards } from '@gatehousejs/guards';
+import type { Guard } from '@gatehousejs/core';
+import {
+  killSwitchGuards,
+  rightsGuard,
+  standardGuards,
+  tenantGuard,
+  untrustedTextGuard,
+} from '@gatehousejs/guards';
 import type { SqliteStores } from '@gatehousejs/stores';
 
-/** The kill switches on the product's SQLite database, as the kill-switch page shows them. */
-export function sqliteSwitches(stores: SqliteStores) {
+/** The kill switches on the product's SQLite database: read, flipped and audited. */
+export function sqliteSwitches(stores: SqliteStores): Switches {
+  // #region switches
   const switches = createSwitches({
     store: stores.switches,
     audit: stores.audit,
     unitOfWork: stores.unitOfWork, // a change and its audit row commit together
+    tenantDefault: true, // a tenant nobody has switched has agent access (the default)
   });
+  // #endregion switches
   return switches;
 }
 
-/** The guards that enforce them server-wide: `createServer({ guards: [...switchGuards(switches), …] })`. */
-export function switchGuards(switches: Switches) {
-  return killSwitchGuards({ switches, retryAfterSeconds: 300 }); // the global switch answers 503, Retry-After: 300
+/** Every guard a server needs, the kill switches among them. */
+export function standardSwitchGuards(stores: SqliteStores, switches: Switches) {
+  // #region standard
+  // tenant, rights, both kill switches, rate, replay, confirm and output guards
+  const guards = standardGuards(stores, { switches, retryAfterSeconds: 300 }); // 503 with Retry-After: 300
+  // #endregion standard
+  return guards;
+}
+
+/** The same duties built one by one: the kill switches from `killSwitchGuards`. */
+export function handBuiltGuards(switches: Switches): Guard[] {
+  // #region by-hand
+  const guards: Guard[] = [
+    tenantGuard(),
+    rightsGuard(),
+    // globalKillSwitchGuard (admission: 503) and tenantSwitchGuard (visibility: tenant_disabled)
+    ...killSwitchGuards({ switches, retryAfterSeconds: 300 }),
+    untrustedTextGuard(),
+  ];
+  // #endregion by-hand
+  return guards;
 }

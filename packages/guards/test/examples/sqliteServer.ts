@@ -12,6 +12,7 @@ export function sqliteServer(
   stores: SqliteStores,
   credentials: Pick<Credentials<Right>, 'authenticate'>,
 ) {
+  // #region sqlite-server
   const switches = createSwitches({ store: stores.switches, audit: stores.audit });
   const server = gh.createServer({
     name: 'booking',
@@ -27,5 +28,6 @@ export function sqliteServer(
       toolsetVisibility({ compact: ['find_bookings', 'create_booking'] }),
     ],
   });
+  // #endregion sqlite-server
   return { server, switches };
 }

@@ -55,6 +55,7 @@ export function createBookingServer(product: ProductDatabase, authenticate: Auth
     presenter: bookingPresenter,
     run: ({ input, services }) => services.book(input),
   });
+  // #region server
   // The kill switches, in the same database (I6).
   const switches = createSwitches({
     store: stores.switches,
@@ -74,6 +75,7 @@ export function createBookingServer(product: ProductDatabase, authenticate: Auth
       rate: { limits: { write: { capacity: 30, refillPerSecond: 0.5 } } },
     }),
   });
+  // #endregion server
 }
 
 /** A REST handler's write on the same handle: under the shared lock, never inside an MCP transaction. */
