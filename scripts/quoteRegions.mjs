@@ -23,7 +23,8 @@ for (const page of pages) {
   const text = readFileSync(page, 'utf8');
   const next = text.replace(
     /<!-- quote ([^#\s]+)#([\w-]+) -->\n```ts\n(?:[\s\S]*?\n)?```/g,
-    (_all, path, name) => `<!-- quote ${path}#${name} -->\n\`\`\`ts\n${region(resolve(dirname(page), path), name)}\n\`\`\``,
+    (_all, path, name) =>
+      `<!-- quote ${path}#${name} -->\n\`\`\`ts\n${region(resolve(dirname(page), path), name)}\n\`\`\``,
   );
   if (next !== text) {
     stale++;

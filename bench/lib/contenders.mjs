@@ -1,8 +1,10 @@
 // The three HTTP contenders of the throughput benchmark. Each serves one `echo`
 // tool on 127.0.0.1 and is started in this (the server) process.
 import { createServer as createHttpServer } from 'node:http';
-import { createGatehouse } from '@gatehousejs/core';
+import { createSwitches } from '@gatehousejs/access';
+import { createGatehouse, MemoryAuditStore, MemorySwitchStore } from '@gatehousejs/core';
 import { listen } from '@gatehousejs/core/node';
+import { standardGuards } from '@gatehousejs/guards';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer, Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -97,8 +99,13 @@ export function benchAuthenticate(rights) {
       : { ok: false, status: 401, reason: 'Unknown token.' };
 }
 
+/** Kill switches on memory stores, read on every request as a product's would be. */
+export function benchSwitches() {
+  return createSwitches({ store: new MemorySwitchStore(), audit: new MemoryAuditStore() });
+}
+
 /** The Gatehouse server with the same echo tool (a read: no replay record). */
-export function gatehouseEchoServer() {
+export function gatehouseEchoServer(onError) {
   const gh = createGatehouse({ rights: ['echo.use'], services: () => ({}) });
   const echo = gh.defineTool({
     name: 'echo',
@@ -112,7 +119,14 @@ export function gatehouseEchoServer() {
     },
     run: ({ input }) => input.text,
   });
-  return gh.createServer({ ...INFO, tools: [echo], authenticate: benchAuthenticate(['echo.use']) });
+  return gh.createServer({
+    ...INFO,
+    tools: [echo],
+    authenticate: benchAuthenticate(['echo.use']),
+    // a read-only server: tenant, rights, both kill switches and output cleaning, read per request
+    guards: standardGuards({}, { switches: benchSwitches() }),
+    ...(onError ? { onError } : {}),
+  });
 }
 
 /** (c) Gatehouse through core's `listen()`. */

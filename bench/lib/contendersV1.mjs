@@ -37,9 +37,9 @@ function bareV1Server() {
 }
 
 /** (b) The same v1 host with its echo tool served by Gatehouse. */
-function gatehouseV1Server(gatehouse, onerror) {
+function gatehouseV1Server(gatehouse) {
   const server = new Server(INFO, { capabilities: {} });
-  mountGatehouse(server, gatehouse, { onerror });
+  mountGatehouse(server, gatehouse);
   return server;
 }
 
@@ -74,10 +74,10 @@ export async function startBareV1() {
 }
 
 export async function startGatehouseV1() {
-  const gatehouse = gatehouseEchoServer();
-  const gate = createGateMiddleware(gatehouse, { onerror });
+  const gatehouse = gatehouseEchoServer(onerror); // the server's one error hook hears its transports
+  const gate = createGateMiddleware(gatehouse);
   return serveReporting(
-    (req, res) => gate(req, res, () => serveStateless(() => gatehouseV1Server(gatehouse, onerror), req, res)),
+    (req, res) => gate(req, res, () => serveStateless(() => gatehouseV1Server(gatehouse), req, res)),
     onerror,
   );
 }

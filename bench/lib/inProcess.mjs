@@ -3,8 +3,9 @@
 // Gatehouse pipeline (`server.callTool`: the replay stage and the unit of work
 // included, as every write carries them), in alternating rounds.
 import { createGatehouse, MemoryAuditStore, MemoryReplayStore, separateCommits } from '@gatehousejs/core';
+import { standardGuards } from '@gatehousejs/guards';
 import { z } from 'zod';
-import { benchAuthenticate, benchConnection } from './contenders.mjs';
+import { benchAuthenticate, benchConnection, benchSwitches } from './contenders.mjs';
 import { collect, median, quantile } from './stats.mjs';
 
 const RIGHTS = ['notes.write'];
@@ -65,11 +66,11 @@ export function gatehouseWrite(table, { telemetry } = {}) {
     version: '1.0.0',
     tools: [appendNote],
     authenticate: benchAuthenticate(RIGHTS),
-    // every MCP write is audited (I15) and replay-protected (I10), in a unit of work:
-    // the memory stores are part of the measured pipeline
+    // every MCP write is audited (I15) and replay-protected (I10), in a unit of work, behind the
+    // tenant, rights, kill-switch and output guards: the memory stores are part of the measured pipeline
     audit: new MemoryAuditStore(),
-    replay: { store: new MemoryReplayStore() },
     unitOfWork: separateCommits(),
+    guards: standardGuards({ replay: new MemoryReplayStore() }, { switches: benchSwitches() }),
     ...(telemetry ? { telemetry } : {}),
   });
   const connection = benchConnection(RIGHTS);
@@ -104,11 +105,12 @@ async function timeRound(fn, calls) {
  * Alternating rounds: round r runs the contenders in rotated order, so drift
  * (thermal, GC pressure, a noisy neighbour) hits each of them alike.
  */
-export async function runInProcess(plan) {
+export async function runInProcess(plan, extra = []) {
   return alternate(
     [
       { id: 'bare', label: 'bare handler (zod parse)', make: () => bareWrite(new NoteTable()) },
       { id: 'gatehouse', label: 'Gatehouse callTool', make: () => gatehouseWrite(new NoteTable()) },
+      ...extra,
     ],
     plan,
   );

@@ -1,6 +1,9 @@
 // The benchmark itself; bench/run.mjs checks the build and then loads this module.
 import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { runConstruction } from './construction.mjs';
+import { CONTENDERS } from './contenders.mjs';
 import { startPlainEcho } from './contendersPlain.mjs';
 import { V1_CONTENDERS, v1ServerErrors } from './contendersV1.mjs';
 import { runHandlers } from './handler.mjs';
@@ -12,6 +15,17 @@ import { round, table } from './stats.mjs';
 import { runTelemetry } from './telemetry.mjs';
 
 const QUICK = process.argv.includes('--quick');
+/**
+ * `--baseline DIR`: another checkout of Gatehouse, installed and built (say the parent
+ * commit, in a git worktree). Its own bench code builds its Gatehouse contenders on its own
+ * packages, and they run in the same alternating rounds as this build's: this build's
+ * in-process overhead and HTTP req/s are then compared with the baseline's side by side.
+ */
+const BASELINE_DIR = (() => {
+  const at = process.argv.indexOf('--baseline');
+  return at > 0 ? resolve(process.argv[at + 1] ?? '') : undefined;
+})();
+const baselineModule = (file) => import(pathToFileURL(join(BASELINE_DIR, 'bench/lib', file)).href);
 const CONCURRENCY = 16;
 const TARGETS = { overheadUs: 25, vsLowLevel: 0.9, vsMcpServer: 1.0, heapGrowth: 2, noopTelemetryUs: 2 };
 
@@ -77,7 +91,17 @@ const perCallTable = (rows) =>
   );
 
 async function inProcessSection() {
-  const rows = await runInProcess(PLAN.inProcess);
+  const baseline = BASELINE_DIR ? await baselineModule('inProcess.mjs') : undefined;
+  const extra = baseline
+    ? [
+        {
+          id: 'baseline',
+          label: 'Gatehouse callTool (baseline)',
+          make: () => baseline.gatehouseWrite(new baseline.NoteTable()),
+        },
+      ]
+    : [];
+  const rows = await runInProcess(PLAN.inProcess, extra);
   log(perCallTable(rows));
   const bare = rows.find((r) => r.id === 'bare');
   const gatehouse = rows.find((r) => r.id === 'gatehouse');
@@ -86,6 +110,14 @@ async function inProcessSection() {
   log(
     `Gatehouse − bare, median: ${fmt(overheadUs, 2)} µs  (target ≤ ${TARGETS.overheadUs} µs: ${verdict(met)})`,
   );
+  const base = rows.find((r) => r.id === 'baseline');
+  if (base) {
+    const baselineUs = base.medianUs - bare.medianUs;
+    log(
+      `baseline − bare, median: ${fmt(baselineUs, 2)} µs; this build − baseline: ${fmt(overheadUs - baselineUs, 2)} µs (${BASELINE_DIR})`,
+    );
+    results.baseline = { dir: BASELINE_DIR, inProcessOverheadUs: round(baselineUs, 3) };
+  }
   results.inProcess = {
     contenders: rows.map((r) => ({
       id: r.id,
@@ -163,6 +195,7 @@ function throughputRatios(rows) {
   const ratios = {
     vsLowLevel: ratioAgainst(byId, 'lowLevel', TARGETS.vsLowLevel),
     vsMcpServer: ratioAgainst(byId, 'mcpServer', TARGETS.vsMcpServer),
+    ...(byId.baseline ? { vsBaseline: ratioAgainst(byId, 'baseline', 1.0) } : {}),
   };
   const line = (name, r) =>
     r.median === undefined
@@ -171,6 +204,7 @@ function throughputRatios(rows) {
         `by server CPU/req ${fmt(r.cpuRatio, 3)}×) target ≥ ${r.target}: ${verdict(r.met)}`;
   log(line('Gatehouse / low-level Server', ratios.vsLowLevel));
   log(line('Gatehouse / McpServer      ', ratios.vsMcpServer));
+  if (ratios.vsBaseline) log(line('Gatehouse / baseline build ', ratios.vsBaseline));
   return ratios;
 }
 
@@ -288,7 +322,14 @@ async function constructionSection() {
 async function httpSections() {
   results.http = {};
   const loadgen = await startLoadGenerator();
-  const contenders = await startContenders(log);
+  const baseline = BASELINE_DIR ? await baselineModule('contenders.mjs') : undefined;
+  const list = baseline
+    ? [
+        ...CONTENDERS,
+        { id: 'baseline', label: 'Gatehouse listen() (baseline)', start: baseline.startGatehouse },
+      ]
+    : CONTENDERS;
+  const contenders = await startContenders(log, list);
   try {
     const eras = [
       ['2026-07-28', PLAN.modern],

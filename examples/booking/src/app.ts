@@ -11,6 +11,7 @@ import {
   type UnitOfWork,
 } from '@gatehousejs/core';
 import { type Logger, pino } from 'pino';
+import { byEngine } from './db/database.js';
 import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
 import { seedIfEmpty } from './db/seed.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
@@ -172,7 +173,7 @@ function wire(
   { clock, logger, seeded }: { clock: () => Date; logger: Logger; seeded: boolean },
 ): BookingApp {
   const base: BaseDeps = { clock, versions };
-  const deps = freeDeps(database, base);
+  const deps = byEngine(database, (db) => freeDeps(db, base));
   const ports = createOutboundPorts(clock);
   const people = new PeopleDirectory(database, clock);
   const apiAccess = new ApiAccess(database, people, clock);

@@ -75,7 +75,9 @@ describe('guard docs', () => {
     for (const name of Object.keys(guards)) expect(readme, name).toContain(`\`${name}\``);
     for (const page of PAGES) {
       for (const snippet of tsBlocks(read(page)))
-        expect(snippet, page).not.toMatch(/batchGuard|stage: '|creates: \{|onInternalError|checkGate|switches\.guard|handle\(/);
+        expect(snippet, page).not.toMatch(
+          /batchGuard|stage: '|creates: \{|onInternalError|checkGate|switches\.guard|handle\(/,
+        );
     }
   });
 

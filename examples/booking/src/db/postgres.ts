@@ -37,8 +37,7 @@ export async function openPostgresBooking(url: string, now: number): Promise<Pos
     const pgStores = await createPostgresStores(pool, {});
     const kysely = new Kysely<BookingTables>({ dialect: new PostgresDialect({ pool }) });
     const units = new WeakMap<object, BookingDb>();
-    const writeIn = (handle: unknown): BookingDb => {
-      const client = handle as pg.PoolClient;
+    const writeIn = (client: pg.PoolClient): BookingDb => {
       let db = units.get(client);
       if (!db) {
         db = new Kysely<BookingTables>({ dialect: new PostgresDialect({ pool: oneClientPool(client) }) });
@@ -46,10 +45,7 @@ export async function openPostgresBooking(url: string, now: number): Promise<Pos
       }
       return db;
     };
-    const stores: BookingStores = {
-      ...pgStores,
-      unitOfWork: pgStores.unitOfWork as BookingStores['unitOfWork'],
-    };
+    const stores: BookingStores<pg.PoolClient> = pgStores;
     return {
       engine: 'postgres',
       file: redactedDatabaseUrl(url),

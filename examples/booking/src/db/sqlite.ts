@@ -34,16 +34,15 @@ export function openSqliteBooking(file: string, now: number): SqliteBookingDatab
     const sqliteStores = createSqliteStores(db);
     readDb = openReader(file, db);
     const kysely = kyselyOver(db);
-    const stores: BookingStores = {
+    const stores: BookingStores<SqliteDatabase> = {
       ...sqliteStores,
-      unitOfWork: sqliteStores.unitOfWork as BookingStores['unitOfWork'],
       // the purge writes on the handle: never inside another call's open unit of work
       purgeExpired: (at) => sqliteStores.lock.run(() => sqliteStores.purgeExpired(at)),
       ping: async () => {
         db.prepare('SELECT 1').get();
       },
     };
-    const writeIn = (handle: unknown): BookingDb => {
+    const writeIn = (handle: SqliteDatabase): BookingDb => {
       if (handle !== db) throw new Error('writeIn: the handle is not this database’s unit of work.');
       return kysely;
     };

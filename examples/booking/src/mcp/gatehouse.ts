@@ -1,12 +1,17 @@
 import { type Connection, createGatehouse, type Gatehouse } from '@gatehousejs/core';
 import { toolGuards } from '@gatehousejs/guards';
-import type { BookingDatabase } from '../db/database.js';
+import type { BookingDatabaseBase } from '../db/database.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from '../domain/model.js';
 import { type BaseDeps, freeDeps, unitDeps } from '../services/deps.js';
 import { createServices, type Services } from '../services/index.js';
 
 /** The booking product's Gatehouse: its rights and services, bound once. */
-export type BookingGatehouse = Gatehouse<Right, Services, unknown, typeof toolGuards>;
+/**
+ * The booking product's Gatehouse: its rights, services and tool guards,
+ * bound once; `THandle` is the engine's unit-of-work handle (a SQLite
+ * database, a `pg.PoolClient`), which the services take without a cast.
+ */
+export type BookingGatehouse<THandle = unknown> = Gatehouse<Right, Services, THandle, typeof toolGuards>;
 
 /** The actor of an MCP call: the connection's tenant and creator, never an ambient user (I2). */
 export const actorOf = (connection: Connection): Actor => ({
@@ -24,11 +29,11 @@ export const actorOf = (connection: Connection): Actor => ({
  * handle (`unit`), so the product's writes join core's transaction; for
  * reads and previews on the database's reader.
  */
-export function bookingGatehouse(
-  database: BookingDatabase,
+export function bookingGatehouse<THandle>(
+  database: BookingDatabaseBase<THandle>,
   base: BaseDeps,
   ports: OutboundPorts,
-): BookingGatehouse {
+): BookingGatehouse<THandle> {
   const reads = freeDeps(database, base);
   return createGatehouse({
     rights: RIGHTS,
@@ -38,7 +43,7 @@ export function bookingGatehouse(
       alerts: { effect: 'alert', port: ports.alerts },
     },
     toolGuards,
-    services: (connection, guarded, unit) =>
+    services: (connection, guarded, unit: THandle | undefined) =>
       createServices(
         unit === undefined ? reads : unitDeps(database, base, unit),
         actorOf(connection),

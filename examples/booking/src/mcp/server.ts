@@ -1,7 +1,7 @@
 import { type Credentials, type Switches, toolsetVisibility } from '@gatehousejs/access';
 import type { BucketLimit, Effect, GatehouseServer, Logger, OnError, Telemetry } from '@gatehousejs/core';
 import { standardGuards } from '@gatehousejs/guards';
-import type { BookingDatabase } from '../db/open.js';
+import { type BookingDatabase, type BookingDatabaseBase, byEngine } from '../db/database.js';
 import type { OutboundPorts, Right } from '../domain/model.js';
 import type { BaseDeps } from '../services/deps.js';
 import { bookingGatehouse } from './gatehouse.js';
@@ -19,6 +19,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<Effect, BucketLimit>> = Object
 
 /** What the MCP server is built from. */
 export interface McpServerParts {
+  /** The product's database on either engine; the server takes its engine's unit-of-work handle. */
   readonly database: BookingDatabase;
   readonly base: BaseDeps;
   readonly ports: OutboundPorts;
@@ -47,8 +48,15 @@ export interface McpServerParts {
  * toolset (I7).
  */
 export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
-  const { database, base } = parts;
-  const gh = bookingGatehouse(database, base, parts.ports);
+  return byEngine(parts.database, (database) => mcpServerOn(database, parts));
+}
+
+/** The server on one engine's database: the unit of work hands the handle the services take. */
+function mcpServerOn<THandle>(
+  database: BookingDatabaseBase<THandle>,
+  parts: McpServerParts,
+): GatehouseServer<Right> {
+  const gh = bookingGatehouse(database, parts.base, parts.ports);
   const { stores } = database;
   // one lease for both claims a call holds: its replay claim and a confirmation's claim on its action
   const lease = parts.replayLeaseMs ? { leaseMs: parts.replayLeaseMs } : {};
@@ -79,7 +87,7 @@ export function createMcpServer(parts: McpServerParts): GatehouseServer<Right> {
       toolsetVisibility({ compact: COMPACT_TOOLSET }),
     ],
     logger: parts.logger,
-    clock: base.clock,
+    clock: parts.base.clock,
     ...(parts.onError ? { onError: parts.onError } : {}),
     ...(parts.telemetry ? { telemetry: parts.telemetry } : {}),
   });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { BookingDatabase } from '../db/database.js';
+import type { BookingDatabaseBase } from '../db/database.js';
 import type { BookingDb } from '../db/tables.js';
 import type { ServiceDeps, Versions } from './support.js';
 
@@ -30,7 +30,11 @@ async function inSavepoint<T>(db: BookingDb, name: string, work: () => Promise<T
  * savepoint inside it on SQLite (on PostgreSQL it joins the transaction, and
  * a failure fails the whole unit), and check reads lock rows on PostgreSQL.
  */
-export function unitDeps(database: BookingDatabase, base: BaseDeps, handle: unknown): ServiceDeps {
+export function unitDeps<THandle>(
+  database: BookingDatabaseBase<THandle>,
+  base: BaseDeps,
+  handle: THandle,
+): ServiceDeps {
   const db = database.writeIn(handle);
   let depth = 0;
   const deps: ServiceDeps = {
@@ -55,7 +59,7 @@ export function unitDeps(database: BookingDatabase, base: BaseDeps, handle: unkn
  * reads go through the reader; each write opens its own unit of work, so it
  * never lands inside another call's open transaction.
  */
-export function freeDeps(database: BookingDatabase, base: BaseDeps): ServiceDeps {
+export function freeDeps<THandle>(database: BookingDatabaseBase<THandle>, base: BaseDeps): ServiceDeps {
   return {
     ...base,
     db: database.reader,

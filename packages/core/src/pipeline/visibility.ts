@@ -38,7 +38,8 @@ export function createVisibility(guards: readonly VisibilityGuard[]) {
     for (const guard of onConnection) {
       let decision: unknown;
       try {
-        decision = await guard.connection!(connection);
+        decision = guard.connection!(connection);
+        if (decision instanceof Promise) decision = await decision;
       } catch {
         return storeDown;
       }
@@ -54,7 +55,8 @@ export function createVisibility(guards: readonly VisibilityGuard[]) {
     purpose: VisibilityPurpose,
   ): Promise<ToolErrorInit | undefined> => {
     for (const guard of onTool) {
-      const refused = refusalIn(guard, await guard.tool!(tool, connection, purpose));
+      const decision = guard.tool!(tool, connection, purpose);
+      const refused = refusalIn(guard, decision instanceof Promise ? await decision : decision);
       if (refused) return refused;
     }
     return undefined;
