@@ -51,7 +51,7 @@ describe('docs', () => {
     );
   });
 
-  it('runs the write tools of defining-tools.md: a duplicate create, a stale version, a re-sent write', async () => {
+  it('runs the write tools of defining-tools.md: a duplicate create, a stale version, a re-sent write, a guard’s context', async () => {
     const { db, server } = await import('./writeTools.js');
     const connection = {
       connectionId: 'c1',
@@ -82,17 +82,67 @@ describe('docs', () => {
     expect(await call('update_booking', { id: 'bk_1', note: 'Stale', version })).toMatchObject({
       error: { code: 'conflict' },
     });
-    expect(db.map((b) => [b.id, b.note])).toEqual([['bk_1', 'Valve']]);
+    expect(await call('append_note', { id: 'bk_1', line: 'Parts ordered' })).toMatchObject({
+      status: 'ok',
+      result: { note: 'Valve\nParts ordered' },
+    });
+    expect(await call('append_note', { id: 'bk_1', line: 'x'.repeat(190) })).toMatchObject({
+      error: { code: 'invalid_arguments', message: 'The note of bk_1 would pass 200 characters.' },
+    });
+    expect(db.map((b) => [b.id, b.note])).toEqual([['bk_1', 'Valve\nParts ordered']]);
   });
 
   it('quotes the write tools and their server verbatim in defining-tools.md', () => {
     const source = readFileSync(new URL('./writeTools.ts', import.meta.url), 'utf8');
     const page = doc('defining-tools.md');
-    for (const name of ['write-tools', 'write-server']) {
+    for (const name of ['write-gatehouse', 'write-tools', 'guard-context', 'write-server']) {
       const region = source.split(`// #region ${name}\n`)[1]?.split(`// #endregion ${name}`)[0] ?? '';
       expect(region, name).not.toBe('');
       expect(page, name).toContain(`\`\`\`ts\n${region.trimEnd()}\n\`\`\``);
     }
+  });
+
+  it('reports a failed call to the onError of errors.md: the error and its correlation id, one line without the message', async () => {
+    const { lines, server, tracker } = await import('./errorHooks.js');
+    const connection = {
+      connectionId: 'c1',
+      tenantId: 'ws_1',
+      creatorId: 'p1',
+      clientName: 'docs',
+      channel: 'mcp' as const,
+      rights: new Set(['notes.read'] as const),
+    };
+    const reply = await server.callTool(connection, 'find_notes', {});
+    const error = (
+      reply.structuredContent as { error: { code: string; details: { correlation_id: string } } }
+    ).error;
+    expect(error.code).toBe('internal_error');
+    const correlationId = error.details.correlation_id;
+    expect(tracker.captured.map((c) => [c.error.message, c.facts])).toEqual([
+      ['connect ECONNREFUSED 10.0.0.7:5432', { kind: 'fault', correlationId }],
+    ]);
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        record: { event: 'internal_error', correlation_id: correlationId, error_type: 'Error' },
+      },
+    ]);
+  });
+
+  it('quotes the error hook verbatim in errors.md and serving.md', () => {
+    const source = readFileSync(new URL('./errorHooks.ts', import.meta.url), 'utf8');
+    const region = source.split('// #region on-error\n')[1]?.split('// #endregion on-error')[0] ?? '';
+    expect(region).not.toBe('');
+    for (const page of ['errors.md', 'serving.md'])
+      expect(doc(page), page).toContain(`\`\`\`ts\n${region.trimEnd()}\n\`\`\``);
+  });
+
+  it('quotes the example of the core package README verbatim', () => {
+    const source = readFileSync(new URL('./coreReadme.ts', import.meta.url), 'utf8');
+    const region = source.split('// #region core-readme\n')[1]?.split('// #endregion core-readme')[0] ?? '';
+    expect(region).toContain('standardGuards(');
+    const readme = readFileSync(new URL('../../packages/core/README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\`\`\`ts\n${region.trimEnd()}\n\`\`\``);
   });
 
   it('documents every option of createGatehouse and createServer in docs/server-options.md', () => {
@@ -103,7 +153,15 @@ describe('docs', () => {
     };
     const options = [...source('gatehouse.ts', 'GatehouseOptions'), ...source('server.ts', 'ServerOptions')];
     expect(options).toEqual(
-      expect.arrayContaining(['rights', 'services', 'name', 'authenticate', 'confirm']),
+      expect.arrayContaining([
+        'rights',
+        'services',
+        'toolGuards',
+        'name',
+        'authenticate',
+        'guards',
+        'onError',
+      ]),
     );
     const text = doc('server-options.md');
     for (const option of options) expect(text, option).toMatch(new RegExp(`^\\| \`${option}\` +\\|`, 'm'));

@@ -1,13 +1,16 @@
 // The same server with add_note moved to defineTool: the "after" of docs/migrating-from-sdk-v1.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSwitches } from '@gatehousejs/access';
 import {
   createGatehouse,
   MemoryAuditStore,
   MemoryReplayStore,
+  MemorySwitchStore,
   separateCommits,
   sha256Hex,
 } from '@gatehousejs/core';
 import { createGateMiddleware, type MountOptions, mountGatehouse } from '@gatehousejs/core/sdk-v1';
+import { standardGuards } from '@gatehousejs/guards';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -57,8 +60,11 @@ const addNote = gh.defineTool({
 /** Every MCP write lands here (use a SQL store in production). */
 export const audit = new MemoryAuditStore();
 
+/** The kill switches an operator flips: all agent access, or one workspace's (I6). Audited. */
+const switches = createSwitches({ store: new MemorySwitchStore(), audit });
+
 /** A re-sent write answers its first result instead of running again (I10). */
-const replay = { store: new MemoryReplayStore() };
+const stores = { replay: new MemoryReplayStore() };
 
 /** MCP credentials by token hash, each bound to one workspace (I3) and the person who created it. */
 const credentials = new Map([[sha256Hex('demo-token'), { workspace: 'ws_1', creator: 'p1' }]]);
@@ -69,7 +75,8 @@ export const gatehouse = gh.createServer({
   version: '1.0.0',
   tools: [addNote],
   audit,
-  replay,
+  // The tenant binding, live rights, kill switches, output cleaning, and replay for add_note.
+  guards: standardGuards(stores, { switches }),
   // Memory stores commit on their own; a SQL host passes its stores' unit of work.
   unitOfWork: separateCommits(),
   authenticate: async ({ token }) => {

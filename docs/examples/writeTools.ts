@@ -1,14 +1,19 @@
-// The write tools of docs/defining-tools.md; the region below is quoted there verbatim.
+// The write tools of docs/defining-tools.md; the regions below are quoted there verbatim.
+import { createSwitches } from '@gatehousejs/access';
 import {
+  ALLOW,
   type Authenticate,
+  allow,
   createGatehouse,
-  defineGuard,
+  deny,
   MemoryAuditStore,
+  MemoryRateBucketStore,
   MemoryReplayStore,
+  MemorySwitchStore,
   separateCommits,
   ToolError,
 } from '@gatehousejs/core';
-import { versionGuard } from '@gatehousejs/guards';
+import { standardGuards, toolGuards } from '@gatehousejs/guards';
 import { definePresenter, field } from '@gatehousejs/presenters';
 import { z } from 'zod';
 
@@ -52,20 +57,25 @@ export class BookingService {
     return booking;
   }
   update(id: string, note: string): Booking {
-    const booking = this.get(id);
+    return this.setNote(this.get(id), note);
+  }
+  setNote(booking: Booking, note: string): Booking {
     booking.note = note;
     booking.revision += 1;
     return booking;
   }
 }
 
+// #region write-gatehouse
 type Services = { readonly bookings: BookingService };
 
 const gh = createGatehouse({
   rights: ['bookings.write'] as const,
   // `unit` is the unit of work's handle for writes: a SQL host builds its services on it.
   services: (connection, _ports, _unit): Services => ({ bookings: new BookingService(connection.tenantId) }),
+  toolGuards, // g.duplicate, g.version and g.batchCount in a tool's guards
 });
+// #endregion write-gatehouse
 
 const bookingPresenter = definePresenter({
   name: 'booking',
@@ -74,19 +84,6 @@ const bookingPresenter = definePresenter({
 });
 
 // #region write-tools
-/** A stateless check on the validated input: a `call` guard. */
-const businessHours = defineGuard<{ starts_at: string }>({
-  name: 'businessHours',
-  check: ({ input }) =>
-    input.starts_at.slice(11, 13) < '08'
-      ? {
-          code: 'invalid_arguments',
-          message: 'Bookings start at 08:00 or later.',
-          fix: 'Pick a later start.',
-        }
-      : undefined,
-});
-
 export const createBooking = gh.defineTool({
   name: 'create_booking',
   description: 'Books a customer at a start time.',
@@ -94,13 +91,28 @@ export const createBooking = gh.defineTool({
   requires: ['bookings.write'],
   input: z.object({ customer_id: z.string(), starts_at: z.string(), note: z.string().max(200) }),
   presenter: bookingPresenter,
-  guards: [businessHours],
-  creates: {
-    key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at }),
-    find: ({ input, services }) => services.bookings.findSameStart(input.customer_id, input.starts_at),
-    updateTool: 'update_booking',
-    noun: 'booking',
-  },
+  guards: (g) => [
+    // A stateless check on the validated input: a `call` guard, before the replay claim.
+    g.define({
+      kind: 'call',
+      name: 'businessHours',
+      check: ({ input }) =>
+        input.starts_at.slice(11, 13) < '08'
+          ? deny({
+              code: 'invalid_arguments',
+              message: 'Bookings start at 08:00 or later.',
+              fix: 'Pick a later start.',
+            })
+          : ALLOW,
+    }),
+    // A create tool's duplicate check (I11): one booking per customer and start.
+    g.duplicate({
+      key: (input) => ({ customer_id: input.customer_id, starts_at: input.starts_at }),
+      find: ({ input, services }) => services.bookings.findSameStart(input.customer_id, input.starts_at),
+      updateTool: 'update_booking',
+      noun: 'booking',
+    }),
+  ],
   run: ({ input, services }) => services.bookings.create(input),
 });
 
@@ -111,9 +123,9 @@ export const updateBooking = gh.defineTool({
   requires: ['bookings.write'],
   input: z.object({ id: z.string(), note: z.string().max(200), version: z.string() }),
   presenter: bookingPresenter,
-  // A check-then-act guard: it runs in the unit of work, on the services built for it.
-  guards: [
-    versionGuard<{ id: string }, Services>({
+  guards: (g) => [
+    // A check-then-act guard: it runs in the unit of work, on the services built for it.
+    g.version({
       current: ({ input, services, now }) => {
         const booking = services.bookings.get(input.id);
         return {
@@ -126,6 +138,35 @@ export const updateBooking = gh.defineTool({
   run: ({ input, services }) => services.bookings.update(input.id, input.note),
 });
 // #endregion write-tools
+
+// #region guard-context
+export const appendNote = gh.defineTool({
+  name: 'append_note',
+  description: 'Adds a line to the note of a booking.',
+  effect: 'write',
+  requires: ['bookings.write'],
+  input: z.object({ id: z.string(), line: z.string().max(200) }),
+  presenter: bookingPresenter,
+  guards: (g) => [
+    g.define({
+      kind: 'unit',
+      name: 'noteLength',
+      check: ({ input, services }) => {
+        const booking = services.bookings.get(input.id);
+        const note = `${booking.note}\n${input.line}`;
+        if (note.length > 200)
+          return deny({
+            code: 'invalid_arguments',
+            message: `The note of ${booking.id} would pass 200 characters.`,
+            fix: 'Shorten the line, or replace the note with update_booking.',
+          });
+        return allow({ booking, note }); // what run receives as context
+      },
+    }),
+  ],
+  run: ({ services, context }) => services.bookings.setNote(context.booking, context.note),
+});
+// #endregion guard-context
 
 const authenticate: Authenticate<'bookings.write'> = async ({ token }) =>
   token === 'demo-token'
@@ -143,13 +184,18 @@ const authenticate: Authenticate<'bookings.write'> = async ({ token }) =>
     : { ok: false, status: 401, reason: 'Unknown token.' };
 
 // #region write-server
+const audit = new MemoryAuditStore(); // every write is audited (I15), and every switch flipped
+const switches = createSwitches({ store: new MemorySwitchStore(), audit });
+// A re-sent write answers its first result (I10); each connection has a bucket per effect class (I7).
+const stores = { replay: new MemoryReplayStore(), rateBuckets: new MemoryRateBucketStore() };
+
 export const server = gh.createServer({
   name: 'bookings',
   version: '1.0.0',
-  tools: [createBooking, updateBooking],
+  tools: [createBooking, updateBooking, appendNote],
   authenticate,
-  audit: new MemoryAuditStore(), // every write is audited (I15)
-  replay: { store: new MemoryReplayStore() }, // a re-sent write answers its first result (I10)
+  guards: standardGuards(stores, { switches }),
+  audit,
   unitOfWork: separateCommits(), // memory stores commit on their own; SQL: stores.unitOfWork
 });
 // #endregion write-server

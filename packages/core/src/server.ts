@@ -62,9 +62,9 @@ export interface ServerOptions<TRight extends string, TServices, THandle = unkno
    * The server's one error hook: every unexpected error, of a tool call
    * (with its `correlationId`, the only thing the model saw) and of every
    * transport serving it (`transport`), as `kind: 'fault'`, or
-   * `kind: 'outage'` when a store a guard or the authenticator reads failed
-   * or was too slow. Reporting only: the client gets a generic answer.
-   * `errorLog(logger)` writes these as rate-limited log lines.
+   * `kind: 'outage'` when a store admission reads failed or was too slow
+   * (the client got a 503). Reporting only: the client gets a generic
+   * answer. `errorLog(logger)` writes these as log lines.
    */
   readonly onError?: OnError;
   /**

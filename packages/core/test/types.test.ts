@@ -178,9 +178,12 @@ describe('a tool’s own guards', () => {
       guards: (g) => [
         g.define({ kind: 'call', name: 'when', check: ({ input }) => allow({ since: input.from.length }) }),
         g.define({ kind: 'call', name: 'who', check: () => allow({ reader: 'r1' as const }) }),
+        g.define({ kind: 'call', name: 'silent', check: () => ALLOW }),
       ],
       run: ({ context }) => {
         expectTypeOf(context.since).toEqualTypeOf<number>();
+        // a guard of the same kind that hands nothing on keeps the others' context
+
         expectTypeOf(context.reader).toEqualTypeOf<'r1'>();
         // @ts-expect-error no guard handed on a field named owner
         void context.owner;

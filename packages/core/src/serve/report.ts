@@ -1,10 +1,12 @@
 /**
  * What the server's `onError` is told besides the error: `outage` when a
- * store a guard or the authenticator reads failed or was too slow (the
- * client got a 503 or `store_unavailable`), `fault` for anything else that
+ * store admission reads (an admission guard's, the authenticator's) failed
+ * or was too slow, so the client got a 503; `fault` for anything else that
  * went wrong in the server; the transport that met it, and the correlation
  * id of the tool call it failed (the only thing that call's caller saw). A
- * client's protocol mistakes are never reported: they go to the refusal log.
+ * store that fails inside a call is the call's answer (`store_unavailable`
+ * with a retry hint), not a report; a client's protocol mistakes are never
+ * reported either: they go to the refusal log.
  */
 export interface ErrorFacts {
   readonly kind: 'outage' | 'fault';
