@@ -86,7 +86,10 @@ export interface Gatehouse<
   defineTool<
     I extends ToolInput<unknown>,
     TValue,
-    const TGuards extends readonly ToolGuard<InputOf<I>, TServices>[] = readonly ToolGuard<InputOf<I>, TServices>[],
+    const TGuards extends readonly ToolGuard<InputOf<I>, TServices>[] = readonly ToolGuard<
+      InputOf<I>,
+      TServices
+    >[],
   >(
     spec: ToolSpec<InputOf<I>, TValue, TRight, TServices, TGuards, TKit> & { readonly input: I },
   ): ToolDefinition<TRight, TServices>;

@@ -8,8 +8,10 @@ import {
 } from '@gatehousejs/core';
 import { stripHidden } from '@gatehousejs/core/internal';
 
-/** Where a wrapper of third-party text breaks the rule, if anywhere. */
-type Problem = { readonly path: string; readonly what: string };
+/** What a walk found: the first wrapper of third-party text that breaks the rule. */
+interface Found {
+  problem?: { readonly wrapper: JsonObject; readonly what: string };
+}
 
 const WRAPPER_KEYS = new Set(['untrusted_text', 'note', 'omitted_characters']);
 
@@ -29,14 +31,14 @@ function wrapperProblem(value: JsonObject): string | undefined {
  * characters (the same object back when nothing changes), and every object
  * that carries `untrusted_text` checked to be the presenters' wrapper.
  */
-function clean(value: Json, path: string, problems: Problem[]): Json {
+function clean(value: Json, found: Found): Json {
   if (typeof value === 'string') return stripHidden(value);
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     let changed: Json[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item = value[i] as Json;
-      const cleaned = clean(item, `${path}/${i}`, problems);
+      const cleaned = clean(item, found);
       if (cleaned === item) continue;
       changed ??= value.slice();
       changed[i] = cleaned;
@@ -44,15 +46,15 @@ function clean(value: Json, path: string, problems: Problem[]): Json {
     return changed ?? value;
   }
   const object = value as JsonObject;
-  if ('untrusted_text' in object) {
+  if ('untrusted_text' in object && !found.problem) {
     const what = wrapperProblem(object);
-    if (what) problems.push({ path: path || '/', what });
+    if (what) found.problem = { wrapper: object, what };
   }
   let changed: Record<string, Json> | undefined;
   for (const key in object) {
     const item = object[key] as Json;
     const cleanKey = stripHidden(key);
-    const cleaned = clean(item, `${path}/${cleanKey}`, problems);
+    const cleaned = clean(item, found);
     if (cleaned !== item || cleanKey !== key) {
       changed ??= { ...object };
       if (cleanKey !== key) delete changed[key];
@@ -60,6 +62,17 @@ function clean(value: Json, path: string, problems: Problem[]): Json {
     }
   }
   return changed ?? object;
+}
+
+/** The JSON Pointer of `target` inside `value` (found again only for the refusal's message). */
+function pathTo(value: Json, target: JsonObject, path = ''): string | undefined {
+  if (value === target) return path || '/';
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = pathTo(item as Json, target, `${path}/${key}`);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -81,13 +94,13 @@ export function untrustedTextGuard(): OutputGuard {
     kind: 'output',
     name: 'untrustedText',
     leave(structured: JsonObject, tool: string) {
-      const problems: Problem[] = [];
-      const cleaned = clean(structured, '', problems) as JsonObject;
-      const first = problems[0];
-      if (!first) return { ok: true, structured: cleaned };
+      const found: Found = {};
+      const cleaned = clean(structured, found) as JsonObject;
+      if (!found.problem) return { ok: true, structured: cleaned };
+      const { wrapper, what } = found.problem;
       return deny({
         code: 'internal_error',
-        message: `${tool} returned a wrapper of third-party text at ${first.path} that is not the presenters' (${first.what}).`,
+        message: `${tool} returned a wrapper of third-party text at ${pathTo(structured, wrapper) ?? '/'} that is not the presenters' (${what}).`,
         fix: 'Wrap third-party text with field.untrustedText() or untrustedText() of @gatehousejs/presenters.',
       });
     },

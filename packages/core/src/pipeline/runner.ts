@@ -29,6 +29,7 @@
 import type { Connection } from '../context.js';
 import type { ToolCall } from '../contract/call.js';
 import { type CallResult, renderStructured, structureOf } from '../contract/envelope.js';
+import type { RateGuard } from '../contract/guard.js';
 import { type ApprovalLink, type Outcome, refuse } from '../contract/outcome.js';
 import { isOutageCode, ToolError, type ToolErrorInit } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../json.js';
@@ -141,27 +142,7 @@ export function createRunner<TRight extends string, TServices>(
       return refuse(hidden);
     },
     function rate(flight) {
-      const guard = guards.rate;
-      if (!guard) return undefined;
-      return flight
-        .trace(
-          'rate',
-          async () => {
-            const decision = await guard.take(
-              flight.connection,
-              flight.compiled!.bucket,
-              host.clock().getTime(),
-            );
-            const refusal = refusalIn(guard, decision);
-            if (!refusal) {
-              const { token } = decision as { readonly token: unknown };
-              flight.token = { refund: () => guard.refund(token, host.clock().getTime()) };
-            }
-            return refusal;
-          },
-          byRefusal,
-        )
-        .then((refused) => (refused ? refuse(refused) : undefined));
+      return guards.rate ? rateToken(guards.rate, flight) : undefined;
     },
     async function argumentsStage(flight) {
       const compiled = flight.compiled!;
@@ -176,27 +157,51 @@ export function createRunner<TRight extends string, TServices>(
       );
     },
     function route(flight) {
-      const compiled = flight.compiled!;
-      const call = flight.call!;
-      const { trace, notes, token } = flight;
-      switch (compiled.route) {
-        case 'read':
-          return routes.read(compiled, call);
-        case 'preview':
-          return flight.facts.requestState === undefined
-            ? routes.preview(compiled, call, trace)
-            : pending.retried(compiled, call, flight.facts.requestState);
-        case 'write':
-          return routes.claimed(call, trace, token, (held) =>
-            routes.write(compiled, call, trace, notes, held),
-          );
-        case 'confirm':
-          return routes.claimed(call, trace, token, (held) => pending.confirm(call, trace, notes, held));
-        case 'reject':
-          return routes.claimed(call, trace, token, (held) => pending.reject(call, trace, notes, held));
-      }
+      return routeOf(flight);
     },
   ];
+
+  /** The rate stage: a token from the rate guard's bucket, kept to give back on a replay. */
+  async function rateToken(
+    guard: RateGuard,
+    flight: Flight<TRight, TServices>,
+  ): Promise<Outcome | undefined> {
+    const refused = await flight.trace(
+      'rate',
+      async () => {
+        const decision = await guard.take(flight.connection, flight.compiled!.bucket, host.clock().getTime());
+        const refusal = refusalIn(guard, decision);
+        if (!refusal) {
+          const { token } = decision as { readonly token: unknown };
+          flight.token = { refund: () => guard.refund(token, host.clock().getTime()) };
+        }
+        return refusal;
+      },
+      byRefusal,
+    );
+    return refused ? refuse(refused) : undefined;
+  }
+
+  /** The route stage: how the tool runs, by what it is. */
+  function routeOf(flight: Flight<TRight, TServices>): Promise<Outcome> {
+    const compiled = flight.compiled!;
+    const call = flight.call!;
+    const { trace, notes, token } = flight;
+    switch (compiled.route) {
+      case 'read':
+        return routes.read(compiled, call);
+      case 'preview':
+        return flight.facts.requestState === undefined
+          ? routes.preview(compiled, call, trace)
+          : pending.retried(compiled, call, flight.facts.requestState);
+      case 'write':
+        return routes.claimed(call, trace, token, (held) => routes.write(compiled, call, trace, notes, held));
+      case 'confirm':
+        return routes.claimed(call, trace, token, (held) => pending.confirm(call, trace, notes, held));
+      case 'reject':
+        return routes.claimed(call, trace, token, (held) => pending.reject(call, trace, notes, held));
+    }
+  }
 
   /** Runs the stages; a ToolError thrown anywhere is a refusal, anything else an internal error. */
   async function through(flight: Flight<TRight, TServices>): Promise<{ outcome: Outcome; failed: boolean }> {

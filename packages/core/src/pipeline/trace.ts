@@ -5,8 +5,8 @@ import type { RequestSpan, StageName, StageSpan } from '../telemetry.js';
 /** Ends a stage's span with what the stage decided. */
 export type Decide<T> = (value: T, stage: StageSpan) => void;
 
-/** Runs one stage of a call; with telemetry, inside a span of its own. */
-export type Trace = <T>(name: StageName, work: () => Promise<T> | T, decide: Decide<T>) => Promise<T>;
+/** Runs one stage of a call; with telemetry, inside a span of its own. Await what it returns. */
+export type Trace = <T>(name: StageName, work: () => Promise<T> | T, decide: Decide<T>) => Promise<T> | T;
 
 /** A refusal thrown inside a unit of work, so it rolls back; turned back into an outcome outside. */
 export class UnitRefusal extends Error {
@@ -18,8 +18,8 @@ export class UnitRefusal extends Error {
 const codeOf = (error: unknown): string =>
   error instanceof UnitRefusal ? error.error.code : ToolError.is(error) ? error.code : 'internal_error';
 
-/** Without telemetry a stage is its work: nothing is allocated for spans. */
-const untraced: Trace = async (_name, work) => work();
+/** Without telemetry a stage is its work: nothing is allocated for spans, no promise is added. */
+const untraced: Trace = (_name, work) => work();
 
 /**
  * The one place stages meet telemetry: a call's `trace` runs each stage
