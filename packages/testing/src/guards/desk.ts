@@ -6,6 +6,7 @@ import {
   type ClaimGuard,
   type Connection,
   createGatehouse,
+  defineGuard,
   deny,
   type Guard,
   type JsonObject,
@@ -153,6 +154,15 @@ export function guardDesk(options: GuardDeskOptions = {}) {
     }),
   });
   const presenter = { outputSchema: { type: 'object' }, present: (value: JsonObject) => value };
+  /** A unit guard the case makes refuse (`toggles.refuseInUnit`), on both tools. */
+  const refusing = defineGuard({
+    kind: 'unit',
+    name: 'refusing',
+    check: () =>
+      toggles.refuseInUnit
+        ? deny({ code: 'conflict', message: 'The unit guard refuses.', fix: 'Retry later.' })
+        : ALLOW,
+  });
   const addRow = gh.defineTool({
     name: 'add_row',
     description: 'Adds a row.',
@@ -160,16 +170,7 @@ export function guardDesk(options: GuardDeskOptions = {}) {
     requires: ['rows.write'],
     input: jsonSchema<{ text: string }>(rowSchema),
     presenter,
-    guards: (g) => [
-      g.define({
-        kind: 'unit',
-        name: 'refusing',
-        check: () =>
-          toggles.refuseInUnit
-            ? deny({ code: 'conflict', message: 'The unit guard refuses.', fix: 'Retry later.' })
-            : ALLOW,
-      }),
-    ],
+    guards: [refusing],
     run: ({ input, services }) => services.add(input.text),
   });
   const sendMessage = gh.defineTool({
@@ -179,16 +180,7 @@ export function guardDesk(options: GuardDeskOptions = {}) {
     requires: ['rows.notify'],
     input: jsonSchema<Record<string, never>>(emptySchema),
     presenter,
-    guards: (g) => [
-      g.define({
-        kind: 'unit',
-        name: 'refusing',
-        check: () =>
-          toggles.refuseInUnit
-            ? deny({ code: 'conflict', message: 'The unit guard refuses.', fix: 'Retry later.' })
-            : ALLOW,
-      }),
-    ],
+    guards: [refusing],
     prepare: () => ({ content: { text: toggles.message }, summary: 'Send the message' }),
     run: ({ services }) => services.send(toggles.message),
   });
