@@ -8,12 +8,12 @@
  */
 import {
   type AdmissionGuard,
+  type AdmissionRefusal,
+  type AdmissionRequest,
   ALLOW,
   type ApprovalOptions,
   type Connection,
   deny,
-  type GateRefusal,
-  type GateRequest,
   type Guard,
   type ServerOptions,
   type VisibilityGuard,
@@ -61,7 +61,9 @@ export function visibilityOf(rule: HideRule, name: string): VisibilityGuard {
 }
 
 /** A check at admission as a test writes it: a refusal, or nothing. */
-export type GateCheck = (request: GateRequest) => Promise<GateRefusal | undefined> | GateRefusal | undefined;
+export type AdmissionCheck = (
+  request: AdmissionRequest,
+) => Promise<AdmissionRefusal | undefined> | AdmissionRefusal | undefined;
 
 /** The policy of a test server, besides its own guards. */
 export interface TestPolicy<TRight extends string = string> {
@@ -70,7 +72,7 @@ export interface TestPolicy<TRight extends string = string> {
   readonly approval?: ApprovalOptions<TRight>;
   readonly rate?: RateGuardOptions;
   /** Checks at admission, before the kill switch. */
-  readonly gate?: readonly GateCheck[];
+  readonly gate?: readonly AdmissionCheck[];
   /** Rules that hide tools, as visibility guards. */
   readonly visibility?: readonly (HideRule | VisibilityGuard)[];
   /** Where the kill switches are read; default: both off. */
@@ -86,7 +88,7 @@ export const SWITCHES_OFF: SwitchReader = Object.freeze({
 });
 
 /** An admission guard from a test's check. */
-export function admissionOf(check: GateCheck, name: string): AdmissionGuard {
+export function admissionOf(check: AdmissionCheck, name: string): AdmissionGuard {
   return {
     kind: 'admission',
     name,

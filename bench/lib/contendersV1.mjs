@@ -2,9 +2,9 @@
 // `Server` over a stateless `StreamableHTTPServerTransport` (one server and
 // transport per request) on node:http: bare, with hand-written echo handlers,
 // and the same host with the echo tool served by Gatehouse (`mountGatehouse`)
-// behind the gate middleware (`createGateMiddleware`). v1 speaks protocol
+// behind the admission middleware (`createAdmissionMiddleware`). v1 speaks protocol
 // versions up to 2025-11-25 only, so this section runs in that era.
-import { createGateMiddleware, mountGatehouse } from '@gatehousejs/core/sdk-v1';
+import { createAdmissionMiddleware, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -75,7 +75,7 @@ export async function startBareV1() {
 
 export async function startGatehouseV1() {
   const gatehouse = gatehouseEchoServer(onerror); // the server's one error hook hears its transports
-  const gate = createGateMiddleware(gatehouse);
+  const gate = createAdmissionMiddleware(gatehouse);
   return serveReporting(
     (req, res) => gate(req, res, () => serveStateless(() => gatehouseV1Server(gatehouse), req, res)),
     onerror,

@@ -9,7 +9,7 @@ import {
   separateCommits,
   sha256Hex,
 } from '@gatehousejs/core';
-import { createGateMiddleware, type MountOptions, mountGatehouse } from '@gatehousejs/core/sdk-v1';
+import { createAdmissionMiddleware, type MountOptions, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { standardGuards } from '@gatehousejs/guards';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -113,11 +113,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   await transport.handleRequest(req, res);
 }
 
-const gate = createGateMiddleware(gatehouse);
+const admission = createAdmissionMiddleware(gatehouse);
 
-/** The node:http listener of the MCP endpoint, behind the Gatehouse gate. */
+/** The node:http listener of the MCP endpoint, behind Gatehouse admission. */
 export const httpListener = (req: IncomingMessage, res: ServerResponse): void =>
-  void gate(req, res, () => handle(req, res));
+  void admission(req, res, () => handle(req, res));
 
 /** Serves the server over stdio, with the credential from the environment. */
 export async function main(): Promise<void> {

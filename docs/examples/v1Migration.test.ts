@@ -86,7 +86,7 @@ describe('migrating from SDK v1', () => {
     expect(found.content).toEqual([{ type: 'text', text: JSON.stringify([after.db[0]]) }]);
   });
 
-  it('serves the server after over HTTP only behind the gate', async () => {
+  it('serves the server after over HTTP only behind admission', async () => {
     const rows = after.db.length;
     expect(await postCall(after.httpListener, {}, 'no credential')).toBe(401);
     expect(await postCall(after.httpListener, { authorization: 'Bearer wrong' }, 'wrong credential')).toBe(

@@ -165,7 +165,7 @@ describe('the MCP endpoint’s logs', () => {
     const during = linesOf(t.logLines, from);
     expect(during.map((line) => [line.level, line.event])).toEqual([
       [40, 'store_outage'],
-      [40, 'gate_refusal'],
+      [40, 'admission_refusal'],
     ]);
     expect(during[0]).toMatchObject({ transport: 'http', error_type: 'Error', error_code: 'ECONNREFUSED' });
     expect(during[1]).toMatchObject({ status: 503, step: 'unavailable' });
@@ -175,11 +175,11 @@ describe('the MCP endpoint’s logs', () => {
     const after = linesOf(t.logLines, from);
     expect(after.map((line) => [line.level, line.event, line.suppressed])).toEqual([
       [40, 'store_outage', undefined],
-      [40, 'gate_refusal', undefined],
+      [40, 'admission_refusal', undefined],
       [40, 'store_outage_suppressed', 199],
       [40, 'store_outage', undefined],
-      [40, 'gate_refusal_suppressed', 199],
-      [40, 'gate_refusal', undefined],
+      [40, 'admission_refusal_suppressed', 199],
+      [40, 'admission_refusal', undefined],
     ]);
     expect(t.logLines.slice(from).join('\n')).not.toMatch(/hunter2|postgres:|db\.internal/);
 

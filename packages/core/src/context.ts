@@ -71,7 +71,7 @@ export type Authenticate<TRight extends string = string> = (
 ) => Promise<AuthDecision<TRight>>;
 
 /** A refusal decided before any MCP processing (kill switch, Origin, credentials). */
-export interface GateRefusal {
+export interface AdmissionRefusal {
   readonly status: 401 | 403 | 503;
   /** Safe to show: never names a secret. */
   readonly reason: string;
@@ -90,7 +90,7 @@ export interface GateRefusal {
   readonly insufficientScope?: readonly string[];
 }
 
-/** What a gate check sees of a request. */
-export interface GateRequest {
+/** What a admission guard sees of a request. */
+export interface AdmissionRequest {
   readonly transport: 'http' | 'stdio';
 }

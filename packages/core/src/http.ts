@@ -1,5 +1,5 @@
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
-import type { Connection, GateRefusal } from './context.js';
+import type { AdmissionRefusal, Connection } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { byteLimit, readJsonBody } from './serve/body.js';
 import { capErrorResponse } from './serve/echoes.js';
@@ -8,7 +8,7 @@ import { type ChallengeOptions, CONNECTION_KEY, renderRefusal } from './serve/re
 import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
 import { refuseMovedOnerror, reporter } from './serve/report.js';
 import { sdkOnerror } from './serve/sdkReports.js';
-import { gateProtocolError, internalProtocolError, sdkServer } from './serve/sdkServer.js';
+import { admissionProtocolError, internalProtocolError, sdkServer } from './serve/sdkServer.js';
 import type { GatehouseServer } from './server.js';
 import { stripHidden } from './text.js';
 
@@ -35,15 +35,15 @@ export interface GatehouseHttpHandler {
   fetch(request: Request): Promise<Response>;
 }
 
-/** The HTTP response for a gate refusal: a JSON-RPC error body, `Retry-After` on 503, `WWW-Authenticate` on 401. */
-export function refusalResponse(refusal: GateRefusal, options: ChallengeOptions = {}): Response {
+/** The HTTP response for a admission refusal: a JSON-RPC error body, `Retry-After` on 503, `WWW-Authenticate` on 401. */
+export function refusalResponse(refusal: AdmissionRefusal, options: ChallengeOptions = {}): Response {
   const rendered = renderRefusal(refusal, options);
   return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });
 }
 
 function connectionOf<TRight extends string>(authInfo: AuthInfo | undefined): Connection<TRight> {
   const connection = authInfo?.extra?.[CONNECTION_KEY];
-  if (!connection) throw gateProtocolError({ status: 401, reason: 'No authenticated connection.' });
+  if (!connection) throw admissionProtocolError({ status: 401, reason: 'No authenticated connection.' });
   return connection as Connection<TRight>;
 }
 

@@ -1,10 +1,10 @@
 export type {
+  AdmissionRefusal,
+  AdmissionRequest,
   AuthDecision,
   Authenticate,
   Connection,
   ConnectionScope,
-  GateRefusal,
-  GateRequest,
   PresentedCredential,
 } from './context.js';
 export type {

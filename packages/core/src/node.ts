@@ -35,8 +35,8 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /**
  * Serves a Gatehouse server through node:http (Express, Fastify or plain
- * `http.createServer`), with the same gate as {@link createHttpHandler}. The
- * request body streams: the gate decides on the headers before any of it is
+ * `http.createServer`), with the same admission as {@link createHttpHandler}. The
+ * request body streams: admission decides on the headers before any of it is
  * read, and an admitted body is read within `maxBodyBytes`. Refusals are
  * logged with the socket's address unless `clientAddress` says otherwise.
  */
@@ -69,7 +69,7 @@ export interface ListenOptions extends HttpOptions {
   readonly path?: string;
   /**
    * The host's handler for every other path (its REST API, admin routes,
-   * health checks). It never sees a request for `path`, and the MCP gate
+   * health checks). It never sees a request for `path`, and the MCP admission
    * (Host/Origin, bearer) does not run for it: it brings its own
    * authentication. A throw or rejection answers a bare 500 that names no
    * cause; the error goes to the server's `onError`. Without it, other paths answer 404.
@@ -157,7 +157,7 @@ function bind(http: NodeHttpServer, port: number, host: string): Promise<void> {
 
 /**
  * Starts node:http (loopback unless `host` says otherwise) serving the MCP
- * endpoint at `path` behind the gate of {@link createHttpHandler}, and every
+ * endpoint at `path` behind the admission of {@link createHttpHandler}, and every
  * other path through the host's `fetch` handler when one is given (404
  * otherwise). Paths are matched exactly, before any body is read.
  * `/healthz` and `/readyz` are answered first (see `health`), then the OAuth

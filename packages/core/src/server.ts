@@ -2,7 +2,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkApprovalSetup, createApprovals } from './approvals.js';
 import { confirmTools } from './builtins/confirmTools.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
-import type { Authenticate, Connection, GateRefusal, GateRequest } from './context.js';
+import type { AdmissionRefusal, AdmissionRequest, Authenticate, Connection } from './context.js';
 import type { ApprovalOptions, Approvals } from './contract/approval.js';
 import type { BuildContext, Conventions, PlannedTool } from './contract/call.js';
 import { DEFAULT_CONVENTIONS } from './contract/call.js';
@@ -151,7 +151,7 @@ export interface GatehouseServer<TRight extends string = string> {
   /** The server's error hook (`createServer({ onError })`); transports report to it. */
   readonly onError?: OnError | undefined;
   /** Runs the admission guards on a request's headers; the first refusal wins. */
-  admit(request: GateRequest): Promise<GateRefusal | undefined>;
+  admit(request: AdmissionRequest): Promise<AdmissionRefusal | undefined>;
   /** The host page's side of approval by a person; present when a tool needs one (I9). */
   readonly approvals?: Approvals<TRight> | undefined;
   /** The server's telemetry hooks, for transports to start request spans with. */

@@ -12,7 +12,7 @@ import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
 import { refuseMovedOnerror, reporter } from './serve/report.js';
 import { screenIncoming } from './serve/screen.js';
 import { sdkOnerror } from './serve/sdkReports.js';
-import { gateProtocolError, sdkServer } from './serve/sdkServer.js';
+import { admissionProtocolError, sdkServer } from './serve/sdkServer.js';
 import { outageOf, type UnavailableOptions } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
@@ -35,7 +35,7 @@ export interface StdioOptions {
    */
   readonly maxBodyBytes?: number;
   /**
-   * Where gate refusals (503, 403, 401 as JSON-RPC errors) are logged, at info
+   * Where admission refusals (503, 403, 401 as JSON-RPC errors) are logged, at info
    * or warn, never token material; at most one line per reason a minute, then
    * one "N suppressed" line. Default: the server's `logger`.
    */
@@ -78,11 +78,11 @@ function wireOf(options: StdioOptions, maxBodyBytes: number, log: RefusalLog): T
 
 /**
  * Serves a Gatehouse server over stdio: one connection whose credential
- * comes from configuration. Admission (gate checks such as the kill switch,
+ * comes from configuration. Admission (admission guards such as the kill switch,
  * then the authenticator) runs on every request, so a kill switch, a revoked
  * token or a removed right applies to the very next call; refusals are
  * JSON-RPC errors (503 carries `retry_after_seconds`) and are logged to
- * `logger`. A store behind a gate check or the authenticator that fails or
+ * `logger`. A store behind a admission guard or the authenticator that fails or
  * is too slow answers -32053 "Temporarily unavailable; retry shortly."
  * (`unavailable`); the next request tries again. Lines are read within `maxBodyBytes`; a batch, an oversized line,
  * an id longer than 200 characters or a `tools/call` with malformed params is answered before anything runs.
@@ -105,7 +105,7 @@ export function serveStdio<TRight extends string>(
   const connection = async (): Promise<Connection<TRight>> => {
     const request = { transport: 'stdio', token, tenant: options.tenant } as const;
     const admission = await admit(server, request, log, outage);
-    if ('refusal' in admission) throw gateProtocolError(admission.refusal);
+    if ('refusal' in admission) throw admissionProtocolError(admission.refusal);
     return admission.connection;
   };
   const handle = sdkServeStdio(() => sdkServer(server, connection, report, 'stdio'), {

@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { RawStdioClient } from '@gatehousejs/testing';
 import { describe, expect, it } from 'vitest';
 import { listen } from '../src/node.js';
-import { admit, type HttpAdmissionRequest } from '../src/serve/admission.js';
+import { admit, type HttpAdmissionInput } from '../src/serve/admission.js';
 import { LOCAL_HOSTNAMES } from '../src/serve/hostOrigin.js';
 import { reporter } from '../src/serve/report.js';
 import { outageOf } from '../src/serve/unavailable.js';
@@ -18,7 +18,7 @@ import { httpHost } from './fixtures/v1Carriers.js';
 import { notesApp, v1Host } from './fixtures/v1Notes.js';
 import { recordingLogger } from './recording.js';
 
-const http = (overrides: Partial<HttpAdmissionRequest> = {}): HttpAdmissionRequest => ({
+const http = (overrides: Partial<HttpAdmissionInput> = {}): HttpAdmissionInput => ({
   transport: 'http',
   host: 'localhost:3000',
   origin: undefined,
@@ -36,7 +36,7 @@ describe('admit', () => {
     expect(app.authCalls).toEqual([TOKEN_T1]);
   });
 
-  it('runs gate checks first: the kill switch answers 503 before Host, Origin or the credential are looked at', async () => {
+  it('runs admission guards first: the kill switch answers 503 before Host, Origin or the credential are looked at', async () => {
     const app = notesServer();
     app.killSwitch.on = true;
     let tenantRead = false;
@@ -48,7 +48,7 @@ describe('admit', () => {
       app.server,
       http({ host: 'attacker.example', authorization: undefined, tenant }),
     );
-    expect(admission).toMatchObject({ step: 'gate', refusal: { status: 503, retryAfterSeconds: 30 } });
+    expect(admission).toMatchObject({ step: 'guard', refusal: { status: 503, retryAfterSeconds: 30 } });
     expect(app.authCalls).toEqual([]);
     expect(tenantRead).toBe(false);
   });
@@ -84,7 +84,7 @@ describe('admit', () => {
     expect(app.transportTenants).toEqual(['t2']);
   });
 
-  it('has no Host, Origin or bearer step on stdio: gate checks, then the configured credential', async () => {
+  it('has no Host, Origin or bearer step on stdio: admission guards, then the configured credential', async () => {
     const app = notesServer();
     const admitted = await admit(app.server, { transport: 'stdio', token: TOKEN_T1, tenant: 't1' });
     expect(admitted).toMatchObject({ connection: { tenantId: 't1' } });
@@ -94,7 +94,7 @@ describe('admit', () => {
     expect(app.transportTenants).toEqual(['t1', undefined]);
   });
 
-  it('refuses with 503 at step unavailable when a gate check throws, and reports the error', async () => {
+  it('refuses with 503 at step unavailable when a admission guard throws, and reports the error', async () => {
     const app = notesServer();
     app.broken.gate = true;
     const outage = outageOf({ retryAfterSeconds: 7, timeoutMs: 1_000 }, 'test', reporter(app.server, 'http'));
@@ -187,7 +187,7 @@ describe('refusal logging per transport', () => {
 
     expect(summary(logger)).toEqual(EXPECTED_HTTP_LINES);
     expect(logger.lines[0]?.record).toMatchObject({
-      event: 'gate_refusal',
+      event: 'admission_refusal',
       transport: 'http',
       reason: 'A bearer token is required.',
       client_address: expect.stringMatching(/127\.0\.0\.1/),
@@ -215,12 +215,12 @@ describe('refusal logging per transport', () => {
     expect(logger.lines).toEqual([
       {
         level: 'info',
-        message: 'gate refusal',
+        message: 'admission refusal',
         record: {
-          event: 'gate_refusal',
+          event: 'admission_refusal',
           transport: 'http',
           status: 503,
-          step: 'gate',
+          step: 'guard',
           reason: 'Agent access is paused.',
           client_address: '203.0.113.7',
         },
@@ -228,7 +228,7 @@ describe('refusal logging per transport', () => {
     ]);
   });
 
-  it('logs the SDK v1 gate middleware’s refusals the same way', async () => {
+  it('logs the SDK v1 admission middleware’s refusals the same way', async () => {
     const app = notesApp();
     const logger = recordingLogger();
     await using host = await httpHost(app, 'Server', 'stateless', { logger });
@@ -253,9 +253,9 @@ describe('refusal logging per transport', () => {
     expect(logger.lines).toEqual([
       {
         level: 'warn',
-        message: 'gate refusal',
+        message: 'admission refusal',
         record: {
-          event: 'gate_refusal',
+          event: 'admission_refusal',
           transport: 'stdio',
           status: 403,
           step: 'credential',
@@ -280,7 +280,7 @@ describe('refusal logging per transport', () => {
     );
     app.killSwitch.on = true;
     for (let i = 0; i < 2; i++) expect((await client.listTools()).error?.code).toBe(-32053);
-    expect(summary(logger)).toEqual([['info', 503, 'gate']]);
+    expect(summary(logger)).toEqual([['info', 503, 'guard']]);
     expect(logger.lines[0]?.record).toMatchObject({ transport: 'stdio' });
     expectNoTokenMaterial(logger, [TOKEN_T1]);
   });

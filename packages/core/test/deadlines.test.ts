@@ -15,7 +15,7 @@ describe('createDeadlines', () => {
     vi.useFakeTimers();
     const deadlines = createDeadlines(1_000);
     const resolved = deadlines.within(Promise.resolve('ok'), 'The authenticator');
-    const failed = deadlines.within(Promise.reject(new Error('store down')), 'The gate checks');
+    const failed = deadlines.within(Promise.reject(new Error('store down')), 'The admission guards');
     await expect(resolved).resolves.toBe('ok');
     await expect(failed).rejects.toThrow('store down');
     vi.advanceTimersByTime(100);
@@ -28,7 +28,10 @@ describe('createDeadlines', () => {
     const hanging = deadlines.within(new Promise<never>(() => undefined), 'The authenticator');
     const rejection = expect(hanging).rejects.toBeInstanceOf(AdmissionTimeoutError);
     let later: (value: string) => void = () => undefined;
-    const slow = deadlines.within(new Promise<string>((resolve) => (later = resolve)), 'The gate checks');
+    const slow = deadlines.within(
+      new Promise<string>((resolve) => (later = resolve)),
+      'The admission guards',
+    );
     expect(vi.getTimerCount()).toBe(1); // one timer for both waits
     vi.advanceTimersByTime(900);
     later('in time');

@@ -657,7 +657,7 @@ describe('listen', () => {
 
 describe('serveStdio', () => {
   it.each(ERAS)(
-    'turns a gate refusal into a JSON-RPC error carrying retry_after_seconds ($label)',
+    'turns an admission refusal into a JSON-RPC error carrying retry_after_seconds ($label)',
     async (era) => {
       const app = notesServer();
       await using session = await stdioSession(app, TOKEN_T1, era);

@@ -2,7 +2,7 @@
  * Every refusal, the SDK's own included (headers that disagree with the
  * body, an unsupported protocol version, an unknown method, an invalid id),
  * repeats at most 200 characters of what the caller sent, over Streamable
- * HTTP in both eras, over stdio, and through the SDK v1 gate middleware.
+ * HTTP in both eras, over stdio, and through the SDK v1 admission middleware.
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -241,7 +241,7 @@ describe('refusals over stdio', () => {
   });
 });
 
-describe('the SDK v1 gate middleware', () => {
+describe('the SDK v1 admission middleware', () => {
   it('refuses an MCP-Protocol-Version header of 10,000 characters with a short answer', async () => {
     const app = notesApp();
     await using host = await httpHost(app, 'Server', 'stateless');

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Authenticate, Connection } from '../src/context.js';
 import { createHttpHandler } from '../src/http.js';
 import { listen } from '../src/node.js';
-import { createGateMiddleware } from '../src/serve/v1Gate.js';
+import { createAdmissionMiddleware } from '../src/serve/v1Admission.js';
 import type { GatehouseServer } from '../src/server.js';
 import { notesServer, TOKEN_T1 } from './fixtures/notesServer.js';
 import { createRequest } from './fixtures/rawRequest.js';
@@ -228,10 +228,10 @@ describe('the SDK v2 client and a 403 insufficient_scope', () => {
   });
 });
 
-describe('createGateMiddleware with OAuth scopes (SDK v1 gate)', () => {
+describe('createAdmissionMiddleware with OAuth scopes (SDK v1 gate)', () => {
   it('answers 403 insufficient_scope before the v1 transport sees the call', async () => {
     const app = scopedNotes();
-    const gate = createGateMiddleware(app.server, { oauth: OAUTH });
+    const gate = createAdmissionMiddleware(app.server, { oauth: OAUTH });
     const { createServer } = await import('node:http');
     let reachedTransport = false;
     const http = createServer((req, res) =>

@@ -170,8 +170,8 @@ async function provesOutage(
   expect(unavailable).toEqual([
     {
       level: 'warn',
-      message: 'gate refusal',
-      record: expect.objectContaining({ event: 'gate_refusal', status: 503, step: 'unavailable' }),
+      message: 'admission refusal',
+      record: expect.objectContaining({ event: 'admission_refusal', status: 503, step: 'unavailable' }),
     },
   ]);
   for (const line of logger.lines) for (const leak of LEAKS) expect(JSON.stringify(line)).not.toContain(leak);
@@ -217,7 +217,7 @@ describe('admission while a store is down', () => {
     expect(app.rows.map((r) => r.text)).toEqual(['in time']);
   });
 
-  it('answers 503 with Retry-After through the SDK v1 gate middleware, writes nothing, and serves again', async () => {
+  it('answers 503 with Retry-After through the SDK v1 admission middleware, writes nothing, and serves again', async () => {
     const app = await outageApp();
     const logger = recordingLogger();
     const host = { ...notesApp(), server: app.server };

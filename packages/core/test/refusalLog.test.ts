@@ -11,7 +11,7 @@ const MINUTE = 60_000;
 
 const event = (clientAddress: string | undefined, status: 401 | 403 | 503 = 401): RefusalEvent => ({
   refusal: { status, reason: status === 401 ? 'A bearer token is required.' : 'Refused.' },
-  step: status === 403 ? 'origin' : status === 503 ? 'gate' : 'bearer',
+  step: status === 403 ? 'origin' : status === 503 ? 'guard' : 'bearer',
   transport: 'http',
   clientAddress,
 });
@@ -31,9 +31,9 @@ describe('refusalLog', () => {
     expect(logger.lines).toEqual([
       {
         level: 'info',
-        message: 'gate refusal',
+        message: 'admission refusal',
         record: {
-          event: 'gate_refusal',
+          event: 'admission_refusal',
           transport: 'http',
           status: 401,
           step: 'bearer',
@@ -51,12 +51,12 @@ describe('refusalLog', () => {
     clock.now += MINUTE;
     log.refused(event('10.0.0.1'));
     expect(logger.lines.map((l) => l.message)).toEqual([
-      'gate refusal',
-      '4 gate refusals suppressed',
-      'gate refusal',
+      'admission refusal',
+      '4 admission refusals suppressed',
+      'admission refusal',
     ]);
     expect(logger.lines[1]?.record).toMatchObject({
-      event: 'gate_refusal_suppressed',
+      event: 'admission_refusal_suppressed',
       suppressed: 4,
       window_ms: MINUTE,
       status: 401,
@@ -72,9 +72,9 @@ describe('refusalLog', () => {
     clock.now += MINUTE;
     log.refused(event('10.0.0.2'));
     expect(logger.lines.map((l) => l.message)).toEqual([
-      'gate refusal',
-      '1 gate refusals suppressed',
-      'gate refusal',
+      'admission refusal',
+      '1 admission refusals suppressed',
+      'admission refusal',
     ]);
   });
 
@@ -106,7 +106,7 @@ describe('refusalLog', () => {
     expect(logger.lines).toHaveLength(4);
     clock.now += MINUTE;
     log.refused(event('10.0.1.1'));
-    const summary = logger.lines.find((l) => l.message === '46 gate refusals suppressed');
+    const summary = logger.lines.find((l) => l.message === '46 admission refusals suppressed');
     expect(summary).toMatchObject({ level: 'warn', record: { client_address: '*', suppressed: 46 } });
     // the sweep freed the expired pairs: a new client is tracked on its own again
     expect(logger.lines.at(-1)?.record).toMatchObject({ client_address: '10.0.1.1' });

@@ -2,7 +2,7 @@
  * Adoption on an SDK v1 server: Gatehouse's tools mounted beside two
  * hand-written v1 tools and a resource, on a low-level `Server` and on an
  * `McpServer`, over Streamable HTTP (stateless, and stateful with
- * `Mcp-Session-Id`) behind the gate middleware and over stdio, reached by the
+ * `Mcp-Session-Id`) behind the admission middleware and over stdio, reached by the
  * SDK v1 client and the SDK v2 client in the 2025 era. Every test asserts
  * what happened to the rows, the audit and the services, not only the reply.
  */
@@ -22,7 +22,7 @@ import {
 import { hostHeaderValidationResponse, originValidationResponse } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { createGateMiddleware, mountGatehouse } from '../src/sdkV1.js';
+import { createAdmissionMiddleware, mountGatehouse } from '../src/sdkV1.js';
 import { MALFORMED_TOOLS_CALL } from '../src/serve/body.js';
 import { checkHost, checkOrigin, LOCAL_HOSTNAMES } from '../src/serve/hostOrigin.js';
 import {
@@ -338,7 +338,7 @@ const rpcOf = (answer: RawAnswer) =>
 
 const bearer = { authorization: `Bearer ${TOKEN_T1}` };
 
-describe('createGateMiddleware', () => {
+describe('createAdmissionMiddleware', () => {
   it('runs a raw tools/call with a valid token, so the refusals below are the gate at work', async () => {
     const app = notesApp();
     await using host = await httpHost(app, 'Server', 'stateless');
@@ -458,8 +458,8 @@ describe('createGateMiddleware', () => {
 
   it('refuses empty allowedHosts or allowedOrigins lists', () => {
     const app = notesApp();
-    expect(() => createGateMiddleware(app.server, { allowedHosts: [] })).toThrow(/may not be empty/);
-    expect(() => createGateMiddleware(app.server, { allowedOrigins: [] })).toThrow(/may not be empty/);
+    expect(() => createAdmissionMiddleware(app.server, { allowedHosts: [] })).toThrow(/may not be empty/);
+    expect(() => createAdmissionMiddleware(app.server, { allowedOrigins: [] })).toThrow(/may not be empty/);
   });
 });
 
@@ -675,7 +675,7 @@ describe('mountGatehouse', () => {
     const refused = await rpcError(client.listTools());
     expect(refused).toMatchObject({ code: -32041, data: { status: 401 } });
     expect(app.reported.map((e) => e.message)).toEqual([
-      'mountGatehouse: a request arrived without a connection; is the gate middleware mounted?',
+      'mountGatehouse: a request arrived without a connection; is the admission middleware mounted?',
     ]);
     expect(app.services.map((s) => s.connection.tenantId)).toEqual(['t1', 't2']);
   });

@@ -205,7 +205,7 @@ describe('the logs of a burst over Streamable HTTP', () => {
     // the error log hears of the outage first, then the refusal log writes the 503
     expect(lines()).toEqual([
       ['warn', 'store outage'],
-      ['warn', 'gate refusal'],
+      ['warn', 'admission refusal'],
     ]);
     expect(app.logger.lines[0]?.record).toEqual({
       event: 'store_outage',
@@ -217,11 +217,11 @@ describe('the logs of a burst over Streamable HTTP', () => {
     expect((await mismatched(served.url)).status).toBe(503);
     expect(lines()).toEqual([
       ['warn', 'store outage'],
-      ['warn', 'gate refusal'],
+      ['warn', 'admission refusal'],
       ['warn', '199 store outage lines suppressed'],
       ['warn', 'store outage'],
-      ['warn', '199 gate refusals suppressed'],
-      ['warn', 'gate refusal'],
+      ['warn', '199 admission refusals suppressed'],
+      ['warn', 'admission refusal'],
     ]);
     expect(JSON.stringify(app.logger.lines)).not.toContain('hunter2');
   });
@@ -233,7 +233,7 @@ describe('the logs of a burst over Streamable HTTP', () => {
     expect(await burst(10, () => mismatched(served.url), 10)).toEqual(Array(10).fill(503));
     expect(app.logger.lines.map((l) => [l.level, l.record])).toEqual([
       ['warn', { event: 'store_outage', transport: 'http', error_type: 'AdmissionTimeoutError' }],
-      ['warn', expect.objectContaining({ event: 'gate_refusal', step: 'unavailable' })],
+      ['warn', expect.objectContaining({ event: 'admission_refusal', step: 'unavailable' })],
     ]);
   });
 

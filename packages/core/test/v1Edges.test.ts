@@ -1,5 +1,5 @@
 /**
- * Protocol edges on the SDK v1 paths: the gate middleware in front of the v1
+ * Protocol edges on the SDK v1 paths: the admission middleware in front of the v1
  * Streamable HTTP transport, and the v1 mount over stdio (the SDK v1 stdio
  * transport, and Gatehouse's line framing). Batches, malformed `tools/call`
  * params and oversized messages are answered before anything runs; the notes
@@ -20,7 +20,7 @@ interface Answer {
   readonly body: string;
 }
 
-/** POSTs `body` as it is to the v1 host behind the gate middleware. */
+/** POSTs `body` as it is to the v1 host behind the admission middleware. */
 function post(url: URL, body: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, {
@@ -65,7 +65,7 @@ const addNote = (id: number, text: string) => ({
 
 const added = (app: NotesApp) => app.rows.filter((r) => r.id !== 'n1' && r.id !== 'n2').map((r) => r.text);
 
-describe('createGateMiddleware request bodies', () => {
+describe('createAdmissionMiddleware request bodies', () => {
   it('refuses a JSON-RPC batch with 400 before any of its requests runs (the v1 transport would run each)', async () => {
     const app = notesApp();
     await using host = await httpHost(app, 'Server', 'stateless');
@@ -115,8 +115,8 @@ describe('createGateMiddleware request bodies', () => {
     const answer = await post(host.url, '{"jsonrpc": ');
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32700 } });
-    const { createGateMiddleware } = await import('../src/sdkV1.js');
-    expect(() => createGateMiddleware(app.server, { maxBodyBytes: -1 })).toThrow(/maxBodyBytes/);
+    const { createAdmissionMiddleware } = await import('../src/sdkV1.js');
+    expect(() => createAdmissionMiddleware(app.server, { maxBodyBytes: -1 })).toThrow(/maxBodyBytes/);
   });
 });
 

@@ -77,7 +77,7 @@ describe('a team’s own guards, one of each kind', () => {
     expect(refused.headers['retry-after']).toBe('600');
     expect(refused.text).toContain('Down for maintenance until 06:00 UTC.');
     expect(d.notes).toEqual([]);
-    expect(d.refused).toContainEqual({ status: 503, step: 'gate' });
+    expect(d.refused).toContainEqual({ status: 503, step: 'guard' });
     expect(d.lines.some((l) => String(l.record.reason).includes('maintenance'))).toBe(true);
   });
 

@@ -41,7 +41,7 @@ function prepareCredentials(db: SqliteDatabase) {
  * hashes are stored. `insert` refuses a second credential with the same id or
  * token hash; `revoke` is one compare-and-set `UPDATE … WHERE revoked_at IS
  * NULL`, so exactly one revocation reports a change and its time is the one
- * kept. Expired and revoked credentials stay readable (the gate refuses them;
+ * kept. Expired and revoked credentials stay readable (admission refuses them;
  * the admin page shows them).
  *
  * @example

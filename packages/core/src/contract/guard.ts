@@ -1,4 +1,4 @@
-import type { Connection, GateRefusal, GateRequest } from '../context.js';
+import type { AdmissionRefusal, AdmissionRequest, Connection } from '../context.js';
 import type { Effect } from '../effects.js';
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
@@ -69,7 +69,7 @@ interface ToolGuardBase<TKind extends 'call' | 'unit'> extends GuardBase<TKind> 
 }
 
 /** An admission guard's answer: in, or the HTTP status to refuse with (503 + `Retry-After`, 403, 401). */
-export type AdmissionDecision = { readonly ok: true } | ({ readonly ok: false } & GateRefusal);
+export type AdmissionDecision = { readonly ok: true } | ({ readonly ok: false } & AdmissionRefusal);
 
 /**
  * Runs on every request, on its headers, before credentials and before the
@@ -78,7 +78,7 @@ export type AdmissionDecision = { readonly ok: true } | ({ readonly ok: false } 
  */
 export interface AdmissionGuard extends GuardBase<'admission'> {
   readonly duty?: 'killSwitch' | undefined;
-  admit(request: GateRequest): AdmissionDecision | Promise<AdmissionDecision>;
+  admit(request: AdmissionRequest): AdmissionDecision | Promise<AdmissionDecision>;
 }
 
 /** Whether a visibility guard decides for `tools/list` or for a `tools/call`. */

@@ -1,4 +1,4 @@
-import type { AuthDecision, Connection, GateRefusal, PresentedCredential } from '../context.js';
+import type { AdmissionRefusal, AuthDecision, Connection, PresentedCredential } from '../context.js';
 import type { GatehouseServer } from '../server.js';
 import { bearerRefusal, readBearer } from './bearer.js';
 import { checkHost, checkOrigin } from './hostOrigin.js';
@@ -9,7 +9,7 @@ export type { AdmissionStep } from './refusalLog.js';
 export type { Outage, UnavailableOptions } from './unavailable.js';
 
 /** An HTTP request as admission sees it: headers only, never the body. */
-export interface HttpAdmissionRequest {
+export interface HttpAdmissionInput {
   readonly transport: 'http';
   readonly host: string | null | undefined;
   readonly origin: string | null | undefined;
@@ -23,21 +23,21 @@ export interface HttpAdmissionRequest {
 }
 
 /** A stdio request: the credential comes from configuration; there are no headers to check. */
-export interface StdioAdmissionRequest {
+export interface StdioAdmissionInput {
   readonly transport: 'stdio';
   readonly token: string;
   readonly tenant?: string | undefined;
 }
 
 /** What a transport hands to {@link admit}. */
-export type AdmissionRequest = HttpAdmissionRequest | StdioAdmissionRequest;
+export type AdmissionInput = HttpAdmissionInput | StdioAdmissionInput;
 
 /** Admitted with a connection, or refused with the step that refused. */
 export type Admission<TRight extends string = string> =
   | { readonly connection: Connection<TRight> }
-  | { readonly refusal: GateRefusal; readonly step: AdmissionStep };
+  | { readonly refusal: AdmissionRefusal; readonly step: AdmissionStep };
 
-type Refused = { readonly refusal: GateRefusal; readonly step: AdmissionStep };
+type Refused = { readonly refusal: AdmissionRefusal; readonly step: AdmissionStep };
 type Decided = Refused | { readonly token: string };
 
 /** A store behind `during` failed or was too slow: reported as an outage, answered with a 503 naming no cause. */
@@ -46,13 +46,13 @@ function storeDown(error: unknown, outage: Outage): Refused {
   return { refusal: unavailableRefusal(outage), step: 'unavailable' };
 }
 
-/** The steps before the authenticator: gate checks, then Host/Origin and bearer where the transport has them. */
+/** The steps before the authenticator: admission guards, then Host/Origin and bearer where the transport has them. */
 async function beforeCredential<TRight extends string>(
   server: GatehouseServer<TRight>,
-  request: AdmissionRequest,
+  request: AdmissionInput,
   outage: Outage,
 ): Promise<Decided> {
-  let gated: GateRefusal | undefined;
+  let gated: AdmissionRefusal | undefined;
   try {
     gated = await outage.deadlines.within(
       server.admit({ transport: request.transport }),
@@ -61,7 +61,7 @@ async function beforeCredential<TRight extends string>(
   } catch (error) {
     return storeDown(error, outage);
   }
-  if (gated) return { refusal: gated, step: 'gate' };
+  if (gated) return { refusal: gated, step: 'guard' };
   if (request.transport === 'stdio') return { token: request.token };
   const host = checkHost(request.host, request.allowedHosts);
   if (host) return { refusal: host, step: 'host' };
@@ -74,14 +74,14 @@ async function beforeCredential<TRight extends string>(
 
 /**
  * Admits one request, the same way on every transport (Streamable HTTP, the
- * SDK v1 gate middleware, stdio, the SDK v1 mount): gate checks such as the
+ * SDK v1 admission middleware, stdio, the SDK v1 mount): admission guards such as the
  * global kill switch (503) → `Host` and `Origin` where the transport has
  * them (403) → the bearer credential (401) → the host's authenticator,
  * which resolves the connection with live rights (401/403). Nothing is
  * cached: every request runs every step (I4, I6). A refusal is written to
  * `log` (rate-limited, no token material).
  *
- * A gate check or authenticator that rejects, throws or does not answer
+ * A admission guard or authenticator that rejects, throws or does not answer
  * within `outage.timeoutMs` means a store it reads is down: the request is
  * refused with 503 and `Retry-After` (step `unavailable`, a reason that
  * names no cause), the error goes to the server's `onError`, and the next request
@@ -91,7 +91,7 @@ async function beforeCredential<TRight extends string>(
  */
 export async function admit<TRight extends string>(
   server: GatehouseServer<TRight>,
-  request: AdmissionRequest,
+  request: AdmissionInput,
   log: RefusalLog = silentRefusalLog,
   outage: Outage = DEFAULT_OUTAGE,
 ): Promise<Admission<TRight>> {
@@ -134,7 +134,7 @@ async function credential<TRight extends string>(
 }
 
 /** The client's address for the log; a reader that throws leaves it out and changes nothing else. */
-function addressOf(request: AdmissionRequest): string | undefined {
+function addressOf(request: AdmissionInput): string | undefined {
   if (request.transport !== 'http') return undefined;
   try {
     return request.clientAddress?.();

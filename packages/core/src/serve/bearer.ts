@@ -1,4 +1,4 @@
-import type { GateRefusal } from '../context.js';
+import type { AdmissionRefusal } from '../context.js';
 
 /** The outcome of reading an `Authorization` header. */
 export type BearerToken =
@@ -18,7 +18,7 @@ export function readBearer(header: string | null | undefined): BearerToken {
 }
 
 /** The 401 for a request whose `Authorization` header is missing or not `Bearer <token>`. */
-export function bearerRefusal(problem: 'missing' | 'malformed'): GateRefusal {
+export function bearerRefusal(problem: 'missing' | 'malformed'): AdmissionRefusal {
   return problem === 'missing'
     ? { status: 401, reason: 'A bearer token is required.', credentialsMissing: true }
     : { status: 401, reason: 'The Authorization header is malformed.' };

@@ -1,9 +1,9 @@
-import type { GateRefusal } from '../context.js';
+import type { AdmissionRefusal } from '../context.js';
 
 /** The hostnames a local server answers to by default, for both `Host` and `Origin`. */
 export const LOCAL_HOSTNAMES: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '[::1]']);
 
-const forbidden = (reason: string): GateRefusal => ({ status: 403, reason });
+const forbidden = (reason: string): AdmissionRefusal => ({ status: 403, reason });
 
 /**
  * Checks a `Host` header against allowed hostnames, port-agnostic (DNS
@@ -13,7 +13,7 @@ const forbidden = (reason: string): GateRefusal => ({ status: 403, reason });
 export function checkHost(
   host: string | null | undefined,
   allowedHostnames: readonly string[],
-): GateRefusal | undefined {
+): AdmissionRefusal | undefined {
   if (!host) return forbidden('Missing Host header');
   let hostname: string;
   try {
@@ -34,7 +34,7 @@ export function checkHost(
 export function checkOrigin(
   origin: string | null | undefined,
   allowedHostnames: readonly string[],
-): GateRefusal | undefined {
+): AdmissionRefusal | undefined {
   if (origin === null || origin === undefined || origin === '') return undefined;
   let url: URL;
   try {

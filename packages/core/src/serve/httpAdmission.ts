@@ -39,7 +39,7 @@ export type HttpAdmission<TRight extends string> =
   | { readonly ok: true; readonly connection: Connection<TRight>; readonly body?: Json | undefined }
   | { readonly ok: false; readonly answer: HttpAnswer };
 
-/** The options both HTTP transports share (`createHttpHandler`, `createGateMiddleware`). */
+/** The options both HTTP transports share (`createHttpHandler`, `createAdmissionMiddleware`). */
 export interface HttpAdmissionOptions {
   /** Allowed `Host` hostnames (DNS-rebinding defence, 403 otherwise). Default: localhost names. */
   readonly allowedHosts?: readonly string[];

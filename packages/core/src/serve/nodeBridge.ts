@@ -12,7 +12,7 @@ function urlOf(req: IncomingMessage): string {
   try {
     return new URL(path, `http://${first(req.headers.host) ?? 'localhost'}`).href;
   } catch {
-    // A malformed Host header: the gate still sees the header itself and refuses it.
+    // A malformed Host header: admission still sees the header itself and refuses it.
     return new URL(path, 'http://localhost').href;
   }
 }
@@ -39,7 +39,7 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
 
 /**
  * A node request as a web `Request` whose body is not read until the handler
- * pulls it: the gate decides on the headers alone, so a refused request costs
+ * pulls it: admission decides on the headers alone, so a refused request costs
  * no body buffering (unlike converters that read the whole body first).
  */
 export function toStreamingRequest(req: IncomingMessage, signal: AbortSignal): Request {

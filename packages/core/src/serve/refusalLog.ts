@@ -1,13 +1,13 @@
-import type { GateRefusal } from '../context.js';
+import type { AdmissionRefusal } from '../context.js';
 import { type Logger, silentLogger } from '../logging.js';
 import type { Telemetry } from '../telemetry.js';
 import { type RolledOver, type WindowOptions, windowed, writeLine } from './windowedLog.js';
 
 /**
  * The admission step that refused a request; `unavailable` when a store a
- * gate check or the authenticator reads failed or was too slow (503).
+ * admission guard or the authenticator reads failed or was too slow (503).
  */
-export type AdmissionStep = 'gate' | 'host' | 'origin' | 'bearer' | 'credential' | 'unavailable';
+export type AdmissionStep = 'guard' | 'host' | 'origin' | 'bearer' | 'credential' | 'unavailable';
 
 /** Where a request was refused: at admission, or `request` for a client's protocol mistake (bad JSON, oversized, not JSON-RPC). */
 export type RefusalStep = AdmissionStep | 'request';
@@ -15,7 +15,7 @@ export type RefusalStep = AdmissionStep | 'request';
 /** One refused request, as admission reports it: never a token, nor any part of one. */
 export interface RefusalEvent {
   /** The status answered (HTTP, or its equivalent over stdio) and a reason that names no secret. */
-  readonly refusal: Pick<GateRefusal, 'reason'> & { readonly status: number };
+  readonly refusal: Pick<AdmissionRefusal, 'reason'> & { readonly status: number };
   readonly step: RefusalStep;
   readonly transport: 'http' | 'stdio';
   /** The client's address where the transport knows it (HTTP: the socket, or the host's `clientAddress`). */
@@ -42,7 +42,7 @@ const keyOf = ({ refusal, step, transport, clientAddress }: RefusalEvent): strin
 const levelOfEvent = ({ refusal, step }: RefusalEvent): 'info' | 'warn' =>
   refusal.status === 403 || step === 'unavailable' ? 'warn' : 'info';
 
-const eventName = (step: RefusalStep) => (step === 'request' ? 'protocol_error' : 'gate_refusal');
+const eventName = (step: RefusalStep) => (step === 'request' ? 'protocol_error' : 'admission_refusal');
 
 function refusalRecord({ refusal, step, transport, clientAddress }: RefusalEvent): object {
   return {
@@ -73,7 +73,7 @@ function suppressedRecord({ payload, suppressed, windowMs, overflow }: RolledOve
 }
 
 /**
- * Logs gate refusals (401, 403, 503) at info or warn, never error: the reason,
+ * Logs admission refusals (401, 403, 503) at info or warn, never error: the reason,
  * the transport, the admission step and the client address, never a token.
  * At most `perWindow` lines per client address and reason (status and step)
  * per window; when a window with suppressed lines rolls over, one line says
@@ -83,14 +83,14 @@ function suppressedRecord({ payload, suppressed, windowMs, overflow }: RolledOve
  */
 export function refusalLog(logger: Logger, options: RefusalLogOptions = {}): RefusalLog {
   const window = windowed<RefusalEvent>(options, (rolled) => {
-    const what = rolled.payload.step === 'request' ? 'protocol errors' : 'gate refusals';
+    const what = rolled.payload.step === 'request' ? 'protocol errors' : 'admission refusals';
     const level = rolled.overflow ? 'warn' : levelOfEvent(rolled.payload);
     writeLine(logger, level, suppressedRecord(rolled), `${rolled.suppressed} ${what} suppressed`);
   });
   return {
     refused(event) {
       if (!window.admit(keyOf(event), event)) return;
-      const message = event.step === 'request' ? 'protocol error' : 'gate refusal';
+      const message = event.step === 'request' ? 'protocol error' : 'admission refusal';
       writeLine(logger, levelOfEvent(event), refusalRecord(event), message);
     },
   };

@@ -10,20 +10,20 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Connection, GateRefusal } from '../context.js';
+import type { AdmissionRefusal, Connection } from '../context.js';
 import type { GatehouseServer, ToolAnswer } from '../server.js';
 import { type RequestFacts, startRequest } from '../telemetry.js';
 import { capOutgoing } from './echoes.js';
-import { GATE_RPC_CODES, gateErrorData } from './refusal.js';
+import { ADMISSION_RPC_CODES, admissionErrorData } from './refusal.js';
 import type { Report } from './report.js';
 import { served } from './served.js';
 
 // Shared with the SDK v1 adapter, which must not load SDK v2: they live in SDK-free files.
-export { GATE_RPC_CODES } from './refusal.js';
+export { ADMISSION_RPC_CODES } from './refusal.js';
 
-/** A gate refusal as a JSON-RPC error (stdio); carries the retry hint for 503. */
-export function gateProtocolError(refusal: GateRefusal): ProtocolError {
-  return new ProtocolError(GATE_RPC_CODES[refusal.status], refusal.reason, gateErrorData(refusal));
+/** A admission refusal as a JSON-RPC error (stdio); carries the retry hint for 503. */
+export function admissionProtocolError(refusal: AdmissionRefusal): ProtocolError {
+  return new ProtocolError(ADMISSION_RPC_CODES[refusal.status], refusal.reason, admissionErrorData(refusal));
 }
 
 /** The JSON-RPC error for an unexpected failure: the cause goes to the server's `onError`, never to the client. */
@@ -37,7 +37,7 @@ export function internalProtocolError(): ProtocolError {
  * and tenant are never cached on a transport session.
  *
  * The SDK answers a thrown handler error with its message verbatim; here only
- * `ProtocolError`s (gate refusals) reach the client. Every JSON-RPC error it
+ * `ProtocolError`s (admission refusals) reach the client. Every JSON-RPC error it
  * sends, its own included (invalid params, unsupported protocol version),
  * repeats at most 200 characters of caller text (`capRpcError`). Anything else (a failing
  * authenticator, admission guard or visibility guard) is reported to the server's `onError` and

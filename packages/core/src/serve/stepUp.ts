@@ -1,4 +1,4 @@
-import type { Connection, GateRefusal } from '../context.js';
+import type { AdmissionRefusal, Connection } from '../context.js';
 import { isPlainObject, type Json } from '../json.js';
 import type { GatehouseServer } from '../server.js';
 
@@ -14,7 +14,7 @@ export async function stepUpRefusal<TRight extends string>(
   server: GatehouseServer<TRight>,
   connection: Connection<TRight>,
   message: Json,
-): Promise<GateRefusal | undefined> {
+): Promise<AdmissionRefusal | undefined> {
   if (!connection.scope || !server.stepUpScopes) return undefined;
   if (!isPlainObject(message) || message.method !== 'tools/call') return undefined;
   const params = message.params;

@@ -1,9 +1,9 @@
-import type { GateRefusal } from '../context.js';
+import type { AdmissionRefusal } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { Report } from './report.js';
 
 /**
- * How admission answers when a store it reads fails: a gate check (the
+ * How admission answers when a store it reads fails: a admission guard (the
  * global kill switch's switch store) or the authenticator (the credential
  * store, live rights) rejects, throws or does not answer in time.
  */
@@ -11,7 +11,7 @@ export interface UnavailableOptions {
   /** `Retry-After` of the 503 (and `retry_after_seconds` of the JSON-RPC error); default 5 seconds. */
   readonly retryAfterSeconds?: number;
   /**
-   * Most milliseconds admission waits for the gate checks, and again for the
+   * Most milliseconds admission waits for the admission guards, and again for the
    * authenticator; a slower answer counts as a failure. Default 5,000.
    */
   readonly timeoutMs?: number;
@@ -109,7 +109,7 @@ export function outageOf(options: UnavailableOptions | undefined, who: string, r
 }
 
 /** The refusal while a store is down: a 503 that names no cause. */
-export function unavailableRefusal(outage: Outage): GateRefusal {
+export function unavailableRefusal(outage: Outage): AdmissionRefusal {
   return {
     status: 503,
     reason: 'Temporarily unavailable; retry shortly.',

@@ -1,6 +1,6 @@
-import type { GateRefusal } from '../context.js';
+import type { AdmissionRefusal } from '../context.js';
 import type { JsonObject } from '../json.js';
-import { GATE_RPC_CODES, gateErrorData, INTERNAL_RPC_ERROR } from './refusal.js';
+import { ADMISSION_RPC_CODES, admissionErrorData, INTERNAL_RPC_ERROR } from './refusal.js';
 
 export { CONNECTION_KEY } from './refusal.js';
 
@@ -31,9 +31,9 @@ export class V1RpcError extends Error {
   }
 }
 
-/** A gate refusal as a JSON-RPC error (stdio, or a request without a connection). */
-export const gateRpcError = (refusal: GateRefusal): V1RpcError =>
-  new V1RpcError(GATE_RPC_CODES[refusal.status], refusal.reason, gateErrorData(refusal));
+/** A admission refusal as a JSON-RPC error (stdio, or a request without a connection). */
+export const admissionRpcError = (refusal: AdmissionRefusal): V1RpcError =>
+  new V1RpcError(ADMISSION_RPC_CODES[refusal.status], refusal.reason, admissionErrorData(refusal));
 
 /** The JSON-RPC error for an unexpected failure: the cause goes to the server's `onError`, never to the client. */
 export const internalRpcError = (): V1RpcError =>

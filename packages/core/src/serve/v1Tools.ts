@@ -22,20 +22,20 @@ import { screenIncoming } from './screen.js';
 import { type Served, served } from './served.js';
 import { outageOf, type UnavailableOptions } from './unavailable.js';
 import { captureToolHandlers, type HostToolHandlers, type V1Extra } from './v1Capture.js';
-import { CONNECTION_KEY, gateRpcError, internalRpcError, V1RpcError } from './v1Errors.js';
+import { admissionRpcError, CONNECTION_KEY, internalRpcError, V1RpcError } from './v1Errors.js';
 
 /** Options of {@link mountGatehouse}. */
 export interface MountOptions {
   /**
    * The one credential of a stdio server (e.g. from an environment variable).
    * Without it, each request's connection comes from `extra.authInfo`, as
-   * set by the gate middleware ({@link createGateMiddleware}).
+   * set by the admission middleware ({@link createAdmissionMiddleware}).
    */
   readonly credential?: { readonly token: string | undefined; readonly tenant?: string | undefined };
   /**
-   * Where gate refusals on the configured `credential` (stdio) are logged, at
+   * Where admission refusals on the configured `credential` (stdio) are logged, at
    * info or warn, never token material; at most one line per reason a minute,
-   * then one "N suppressed" line. Over HTTP the gate middleware logs them.
+   * then one "N suppressed" line. Over HTTP the admission middleware logs them.
    * Default: the server's `logger`.
    */
   readonly logger?: Logger;
@@ -66,7 +66,7 @@ function resolver<TRight extends string>(
     return async () => {
       const request = { transport: 'stdio', token, tenant: credential.tenant } as const;
       const admission = await admit(gatehouse, request, log, outage);
-      if ('refusal' in admission) throw gateRpcError(admission.refusal);
+      if ('refusal' in admission) throw admissionRpcError(admission.refusal);
       return admission.connection;
     };
   }
@@ -75,10 +75,10 @@ function resolver<TRight extends string>(
     if (typeof connection === 'object' && connection !== null) return connection as Connection<TRight>;
     report(
       new ConfigurationError(
-        'mountGatehouse: a request arrived without a connection; is the gate middleware mounted?',
+        'mountGatehouse: a request arrived without a connection; is the admission middleware mounted?',
       ),
     );
-    throw gateRpcError({ status: 401, reason: 'No authenticated connection.' });
+    throw admissionRpcError({ status: 401, reason: 'No authenticated connection.' });
   };
 }
 
@@ -103,13 +103,13 @@ const isMcpServer = (target: Server | McpServer): target is McpServer =>
  * handlers is refused, since the SDK cannot hand them back.
  *
  * Every `tools/list` and `tools/call` resolves the connection afresh (from
- * `extra.authInfo`, or by running the gate and authenticator on the
+ * `extra.authInfo`, or by running admission on the
  * configured credential), so rights, switches and tenant are never cached on
  * a transport session. The list is Gatehouse's visible tools, then the
  * host's (a host tool named like a visible Gatehouse tool is dropped). A call
  * goes to the host only for a name the host lists and Gatehouse does not
  * show this connection; everything else is Gatehouse's (unknown and hidden
- * names get Gatehouse's reasoned errors). Only `McpError`s and gate refusals
+ * names get Gatehouse's reasoned errors). Only `McpError`s and admission refusals
  * reach the client; anything else thrown becomes a bare internal error. A
  * `tools/call` with malformed params gets one short -32602 sentence on any
  * transport the server connects to; for stdio, {@link StdioLineTransport}

@@ -6,12 +6,12 @@ import type { HostEndpoint } from './fixture.js';
 
 /**
  * One reply as a check sees it, whatever the transport: an HTTP status (over
- * stdio derived from the gate's JSON-RPC error), the tool result or JSON-RPC
+ * stdio derived from admission's JSON-RPC error), the tool result or JSON-RPC
  * error, and a transport failure when nothing usable came back.
  */
 export interface ContractReply {
   readonly status: number;
-  /** `Retry-After` (HTTP) or the gate error's `retry_after_seconds` (stdio). */
+  /** `Retry-After` (HTTP) or the admission error's `retry_after_seconds` (stdio). */
   readonly retryAfter: string | undefined;
   readonly result: Readonly<Record<string, unknown>> | undefined;
   readonly rpcError: JsonRpcError | undefined;
@@ -50,11 +50,11 @@ export interface ClientTarget {
  */
 export type ClientOpener = (target: ClientTarget, token: string | undefined) => Promise<ContractClient>;
 
-/** Statuses carried by the gate's JSON-RPC errors over stdio. */
+/** Statuses carried by admission's JSON-RPC errors over stdio. */
 const GATE_STATUSES = new Set([401, 403, 503]);
 
 /**
- * A stdio reply as the checks see it: the gate's HTTP-like status and retry
+ * A stdio reply as the checks see it: admission's HTTP-like status and retry
  * hint read from the JSON-RPC error's `data` (200 when there is none).
  */
 export function stdioReply(reply: Pick<RawReply, 'result' | 'error'>): ContractReply {
@@ -91,7 +91,7 @@ function httpClient(target: ClientTarget, token: string | undefined, headers: Re
   });
 }
 
-/** An HTTP reply as the checks see it: the status and `Retry-After` the gate answered with. */
+/** An HTTP reply as the checks see it: the status and `Retry-After` admission answered with. */
 function httpReply(reply: Awaited<ReturnType<RawHttpClient['listTools']>>): ContractReply {
   return {
     status: reply.status,
@@ -180,7 +180,7 @@ function listening(client: ContractClient, listener: ReplyListener | undefined):
 /**
  * The client a check gets: the fixture's `opener` when it has one, the kit's
  * raw client ({@link openClient}) otherwise and for every request that sets
- * `headers` (the HTTP gate checks send credentials and origins no SDK client
+ * `headers` (the HTTP admission guards send credentials and origins no SDK client
  * would).
  */
 export async function connectClient(

@@ -1,6 +1,6 @@
 /**
  * The minimal notes host's Gatehouse server hosted on an SDK v1 low-level
- * `Server` (`mountGatehouse`), behind the v1 gate middleware on node:http
+ * `Server` (`mountGatehouse`), behind the v1 admission middleware on node:http
  * (127.0.0.1, port 0), over the v1 Streamable HTTP transport: stateless (a
  * fresh server and transport per request) or stateful (`Mcp-Session-Id`,
  * one server and transport per session).
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { GatehouseServer } from '@gatehousejs/core';
-import { createGateMiddleware, type GatedRequest, mountGatehouse } from '@gatehousejs/core/sdk-v1';
+import { type AdmittedRequest, createAdmissionMiddleware, mountGatehouse } from '@gatehousejs/core/sdk-v1';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Right } from '../host/domain.js';
@@ -34,13 +34,13 @@ export function serveOnV1(mode: V1Mode, errors: Error[] = [], handshakes: string
   return async (given: GatehouseServer<Right>, flaws: Flaws): Promise<ServedNotes> => {
     // the served copy of the server reports to `errors`: transports report to their server's onError
     const gatehouse: GatehouseServer<Right> = { ...given, onError: (error) => void errors.push(error) };
-    const gate = createGateMiddleware(gatehouse, {
+    const gate = createAdmissionMiddleware(gatehouse, {
       ...(flaws.trustsForeignOrigin ? { allowedOrigins: ['localhost', '127.0.0.1', 'evil.example'] } : {}),
     });
     const sessions = new Map<string, StreamableHTTPServerTransport>();
     const open = new Set<Server>();
 
-    const serve = async (req: GatedRequest, res: ServerResponse): Promise<void> => {
+    const serve = async (req: AdmittedRequest, res: ServerResponse): Promise<void> => {
       const id = req.headers['mcp-session-id'];
       const known = typeof id === 'string' ? sessions.get(id) : undefined;
       if (known) return known.handleRequest(req, res);
@@ -63,7 +63,7 @@ export function serveOnV1(mode: V1Mode, errors: Error[] = [], handshakes: string
     };
 
     const http = createServer((req: IncomingMessage, res) => {
-      const gated: GatedRequest = req;
+      const gated: AdmittedRequest = req;
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') {
         return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       }

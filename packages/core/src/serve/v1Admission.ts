@@ -9,8 +9,8 @@ import { internalErrorBody } from './refusal.js';
 import { refuseMovedOnerror, reporter } from './report.js';
 import { CONNECTION_KEY } from './v1Errors.js';
 
-/** Options of {@link createGateMiddleware}. */
-export interface GateMiddlewareOptions extends HttpAdmissionOptions {
+/** Options of {@link createAdmissionMiddleware}. */
+export interface AdmissionMiddlewareOptions extends HttpAdmissionOptions {
   /** The tenant named by the transport (URL path or header), for credentials serving several tenants (I3). */
   readonly tenantFrom?: (request: IncomingMessage) => string | undefined;
   /** The client's address for the refusal log (e.g. from a proxy header you trust); default the socket's. */
@@ -19,13 +19,13 @@ export interface GateMiddlewareOptions extends HttpAdmissionOptions {
 
 /**
  * A node:http request as the SDK v1 transports read it: `auth` becomes
- * `extra.authInfo`; `body` and `rawBody` carry the body the gate read.
+ * `extra.authInfo`; `body` and `rawBody` carry the body admission read.
  */
-export type GatedRequest = IncomingMessage & { auth?: AuthInfo; body?: unknown; rawBody?: Buffer };
+export type AdmittedRequest = IncomingMessage & { auth?: AuthInfo; body?: unknown; rawBody?: Buffer };
 
 /** A Node/Express middleware: answers a refusal itself, or sets `req.auth` and calls `next`. */
-export type GateMiddleware = (
-  req: GatedRequest,
+export type AdmissionMiddleware = (
+  req: AdmittedRequest,
   res: ServerResponse,
   next: (error?: unknown) => unknown,
 ) => Promise<void>;
@@ -50,7 +50,7 @@ async function boundedBody(req: IncomingMessage, limit: number): Promise<Buffer 
  * `req.body` (parsed) and `req.rawBody` (bytes, which the SDK v1 transport
  * reads instead of the stream). A body a parser already read is taken as it is.
  */
-async function readNodeBody(req: GatedRequest, limit: number): Promise<ReadBody> {
+async function readNodeBody(req: AdmittedRequest, limit: number): Promise<ReadBody> {
   if (req.body !== undefined && req.readableEnded) return { ok: true, value: req.body as Json };
   const bytes = await boundedBody(req, limit);
   if (bytes === undefined)
@@ -77,7 +77,7 @@ const headerOf = (req: IncomingMessage, name: string): string | undefined => {
 };
 
 /**
- * The Gatehouse HTTP gate for an SDK v1 server on node:http or Express, run
+ * The Gatehouse HTTP admission for an SDK v1 server on node:http or Express, run
  * on every request before the v1 transport: HTTP admission, the same
  * function as the SDK v2 handler's (admission guards such as the kill
  * switch, 503 + `Retry-After`; `Host` and `Origin`, 403; the bearer
@@ -95,13 +95,13 @@ const headerOf = (req: IncomingMessage, name: string): string | undefined => {
  * @example
  * http.createServer((req, res) => gate(req, res, () => transport.handleRequest(req, res, req.body)));
  */
-export function createGateMiddleware<TRight extends string>(
+export function createAdmissionMiddleware<TRight extends string>(
   gatehouse: GatehouseServer<TRight>,
-  options: GateMiddlewareOptions = {},
-): GateMiddleware {
-  refuseMovedOnerror(options, 'createGateMiddleware', (m) => new ConfigurationError(m));
+  options: AdmissionMiddlewareOptions = {},
+): AdmissionMiddleware {
+  refuseMovedOnerror(options, 'createAdmissionMiddleware', (m) => new ConfigurationError(m));
   const report = reporter(gatehouse, 'http');
-  const admitHttp = httpAdmission(gatehouse, options, 'createGateMiddleware', report, {
+  const admitHttp = httpAdmission(gatehouse, options, 'createAdmissionMiddleware', report, {
     versionHeader: true,
   });
   return async function gatehouseGate(req, res, next) {
