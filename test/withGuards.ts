@@ -15,9 +15,9 @@ import {
   type Connection,
   deny,
   type Guard,
+  type GuardedTool,
   type ServerOptions,
   type VisibilityGuard,
-  type VisibleTool,
 } from '@gatehousejs/core';
 import {
   type ConfirmGuardOptions,
@@ -35,7 +35,7 @@ import {
 
 /** A rule that hides a tool from a connection, as a test writes it: the reason and fix, or nothing. */
 export type HideRule = (
-  tool: VisibleTool,
+  tool: GuardedTool,
   connection: Connection,
 ) =>
   | { readonly reason: string; readonly fix: string }
@@ -72,7 +72,7 @@ export interface TestPolicy<TRight extends string = string> {
   readonly approval?: ApprovalOptions<TRight>;
   readonly rate?: RateGuardOptions;
   /** Checks at admission, before the kill switch. */
-  readonly gate?: readonly AdmissionCheck[];
+  readonly admission?: readonly AdmissionCheck[];
   /** Rules that hide tools, as visibility guards. */
   readonly visibility?: readonly (HideRule | VisibilityGuard)[];
   /** Where the kill switches are read; default: both off. */
@@ -105,7 +105,7 @@ export function testGuards<TRight extends string>(policy: TestPolicy<TRight> = {
   const has = (duty: string) => own.some((g) => (g as { duty?: string }).duty === duty);
   const switches = killSwitchGuards({ switches: policy.switches ?? SWITCHES_OFF });
   return [
-    ...(policy.gate ?? []).map((check, i) => admissionOf(check, `gate ${i + 1}`)),
+    ...(policy.admission ?? []).map((check, i) => admissionOf(check, `admission ${i + 1}`)),
     ...(has('tenant') ? [] : [tenantGuard()]),
     ...(has('rights') ? [] : [rightsGuard()]),
     ...(has('killSwitch') ? [] : [switches[0]]),
@@ -130,13 +130,13 @@ export function testGuards<TRight extends string>(policy: TestPolicy<TRight> = {
 
 /**
  * A test server's options with its policy turned into guards: `replay`,
- * `confirm`, `approval`, `rate`, `gate`, `switches` and its own `guards`
+ * `confirm`, `approval`, `rate`, `admission`, `switches` and its own `guards`
  * become `guards` (see {@link testGuards}).
  */
 export function withGuards<TRight extends string, TServices, THandle = unknown>(
   options: Omit<ServerOptions<TRight, TServices, THandle>, 'guards'> & TestPolicy<TRight>,
 ): ServerOptions<TRight, TServices, THandle> {
-  const { replay, confirm, approval, rate, gate, switches, guards, visibility, ...rest } = options;
-  const policy = { replay, confirm, approval, rate, gate, switches, guards, visibility };
+  const { replay, confirm, approval, rate, admission, switches, guards, visibility, ...rest } = options;
+  const policy = { replay, confirm, approval, rate, admission, switches, guards, visibility };
   return { ...rest, guards: testGuards<TRight>(policy) };
 }

@@ -5,12 +5,12 @@ import {
   type Decision,
   defineGuard,
   deny,
+  type GuardedTool,
   type VisibilityGuard,
-  type VisibleTool,
 } from '@gatehousejs/core';
 
 /** Why a tool is hidden: the refusal a call of it gets (I7). */
-const hidden = (tool: VisibleTool, reason: string, fix: string): Decision =>
+const hidden = (tool: GuardedTool, reason: string, fix: string): Decision =>
   deny({
     code: 'tool_hidden',
     message: `${tool.name} is hidden: ${reason}`,
@@ -34,7 +34,7 @@ export function toolsetVisibility(toolsets: Readonly<Record<string, readonly str
   return defineGuard({
     kind: 'visibility',
     name: 'toolset',
-    tool: function toolset(tool: VisibleTool, connection: Connection): Decision {
+    tool: function toolset(tool: GuardedTool, connection: Connection): Decision {
       if (connection.toolset === undefined) return ALLOW;
       const set = sets.get(connection.toolset);
       if (set?.has(tool.name)) return ALLOW;
@@ -63,7 +63,7 @@ export function planVisibility(options: {
   return defineGuard({
     kind: 'visibility',
     name: 'plan',
-    tool: async function plan(tool: VisibleTool, connection: Connection): Promise<Decision> {
+    tool: async function plan(tool: GuardedTool, connection: Connection): Promise<Decision> {
       const allowed = options.plans[tool.name];
       if (!allowed) return ALLOW;
       const current = await options.planOf(connection.tenantId);

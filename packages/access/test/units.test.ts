@@ -221,7 +221,15 @@ describe('planVisibility', () => {
       plans: { page_technician: ['pro', 'enterprise'] },
     });
     expect(guard).toMatchObject({ kind: 'visibility', name: 'plan' });
-    const tool = { name: 'page_technician', title: undefined, effect: 'wake' as const, requires: [] };
+    const tool = {
+      name: 'page_technician',
+      title: undefined,
+      effect: 'wake' as const,
+      requires: [],
+      inputSchema: { type: 'object' },
+      guards: [],
+      creates: undefined,
+    };
     for (const purpose of ['list', 'call'] as const) {
       expect(await guard.tool!(tool, connection, purpose)).toMatchObject({
         ok: false,

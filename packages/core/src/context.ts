@@ -90,7 +90,7 @@ export interface AdmissionRefusal {
   readonly insufficientScope?: readonly string[];
 }
 
-/** What a admission guard sees of a request. */
+/** What an admission guard sees of a request. */
 export interface AdmissionRequest {
   readonly transport: 'http' | 'stdio';
 }

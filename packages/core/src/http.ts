@@ -35,7 +35,7 @@ export interface GatehouseHttpHandler {
   fetch(request: Request): Promise<Response>;
 }
 
-/** The HTTP response for a admission refusal: a JSON-RPC error body, `Retry-After` on 503, `WWW-Authenticate` on 401. */
+/** The HTTP response for an admission refusal: a JSON-RPC error body, `Retry-After` on 503, `WWW-Authenticate` on 401. */
 export function refusalResponse(refusal: AdmissionRefusal, options: ChallengeOptions = {}): Response {
   const rendered = renderRefusal(refusal, options);
   return new Response(rendered.body, { status: rendered.status, headers: rendered.headers });

@@ -23,10 +23,8 @@ export type {
   GuardArgument,
   GuardArguments,
   GuardedTool,
-  PlannedTool,
   ToolCall,
   UnitGuardContext,
-  VisibleTool,
 } from './contract/call.js';
 export { DEFAULT_CONVENTIONS } from './contract/call.js';
 export type { Allowed, Decision, Refusal } from './contract/decision.js';
@@ -63,10 +61,8 @@ export type {
 export type { ClaimedAction } from './contract/pending.js';
 export type {
   ContextOf,
-  OutwardToolSpec,
   Prepared,
   RunContext,
-  SilentToolSpec,
   ToolDefinition,
   ToolGuardBuilders,
   ToolGuardKit,

@@ -4,7 +4,7 @@ import { confirmTools } from './builtins/confirmTools.js';
 import { recentChangesTool } from './builtins/recentChanges.js';
 import type { AdmissionRefusal, AdmissionRequest, Authenticate, Connection } from './context.js';
 import type { ApprovalOptions, Approvals } from './contract/approval.js';
-import type { BuildContext, Conventions, PlannedTool } from './contract/call.js';
+import type { BuildContext, Conventions, GuardedTool } from './contract/call.js';
 import { DEFAULT_CONVENTIONS } from './contract/call.js';
 import type { CallResult } from './contract/envelope.js';
 import type { Guard, Lease } from './contract/guard.js';
@@ -233,20 +233,9 @@ function verifyTools(
   visibilityGuards: readonly Guard[],
   build: BuildContext,
 ): void {
-  const planned = new Map<string, PlannedTool>(
-    compiled.map((c) => [
-      c.tool.name,
-      {
-        name: c.tool.name,
-        effect: c.tool.effect,
-        inputSchema: c.listing.inputSchema,
-        guards: c.guardNames,
-        creates: c.creates,
-      },
-    ]),
-  );
+  const planned = new Map<string, GuardedTool>(compiled.map((c) => [c.tool.name, c.guarded]));
   for (const c of compiled) {
-    const tool = planned.get(c.tool.name)!;
+    const tool = c.guarded;
     const createTool = build.conventions.createTool;
     if (tool.effect === 'write' && createTool && createTool.test(tool.name) && !tool.creates) {
       throw new ConfigurationError(
@@ -254,7 +243,7 @@ function verifyTools(
       );
     }
     for (const guard of [...c.callGuards, ...c.unitGuards, ...visibilityGuards])
-      (guard as { verify?: (t: PlannedTool, all: typeof planned, b: BuildContext) => void }).verify?.(
+      (guard as { verify?: (t: GuardedTool, all: typeof planned, b: BuildContext) => void }).verify?.(
         tool,
         planned,
         build,
@@ -392,7 +381,7 @@ export function createServer<TRight extends string, TServices, THandle = unknown
     isTool: (name) => tools.has(name),
     async stepUpScopes(connection, name) {
       const compiled = tools.get(name);
-      return compiled ? visibility.stepUp(compiled.tool, connection) : undefined;
+      return compiled ? visibility.stepUp(compiled.guarded, connection) : undefined;
     },
     async listTools(connection) {
       return (await visibility.visible(ordered, connection)).map((c) => c.listing);

@@ -82,7 +82,7 @@ function wireOf(options: StdioOptions, maxBodyBytes: number, log: RefusalLog): T
  * then the authenticator) runs on every request, so a kill switch, a revoked
  * token or a removed right applies to the very next call; refusals are
  * JSON-RPC errors (503 carries `retry_after_seconds`) and are logged to
- * `logger`. A store behind a admission guard or the authenticator that fails or
+ * `logger`. A store behind an admission guard or the authenticator that fails or
  * is too slow answers -32053 "Temporarily unavailable; retry shortly."
  * (`unavailable`); the next request tries again. Lines are read within `maxBodyBytes`; a batch, an oversized line,
  * an id longer than 200 characters or a `tools/call` with malformed params is answered before anything runs.

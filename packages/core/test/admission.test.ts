@@ -94,9 +94,9 @@ describe('admit', () => {
     expect(app.transportTenants).toEqual(['t1', undefined]);
   });
 
-  it('refuses with 503 at step unavailable when a admission guard throws, and reports the error', async () => {
+  it('refuses with 503 at step unavailable when an admission guard throws, and reports the error', async () => {
     const app = notesServer();
-    app.broken.gate = true;
+    app.broken.admission = true;
     const outage = outageOf({ retryAfterSeconds: 7, timeoutMs: 1_000 }, 'test', reporter(app.server, 'http'));
     const admission = await admit(app.server, http(), undefined, outage);
     expect(admission).toEqual({

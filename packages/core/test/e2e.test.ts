@@ -326,7 +326,7 @@ for (const carrier of CARRIERS) {
         expect(still.isError).toBeFalsy();
       });
 
-      it.each(['authenticate', 'gate'] as const)(
+      it.each(['authenticate', 'admission'] as const)(
         'answers 503 "temporarily unavailable" naming no cause and reports to onError when the %s hook throws, and serves again once it answers',
         async (hook) => {
           const app = notesServer();

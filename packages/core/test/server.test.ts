@@ -9,9 +9,12 @@ import {
   ConfigurationError,
   defineGuard,
   type Effect,
+  type GuardedTool,
   type JsonObject,
   deny as refuse,
   ToolError,
+  type UnitGuard,
+  type VisibilityGuard,
 } from '../src/index.js';
 import { connection, listPresenter, notesApp, type Right, writeStores } from './fixtures.js';
 import { recordingLogger } from './recording.js';
@@ -358,5 +361,80 @@ describe('createServer', () => {
     expect(() => make([app.findNotes, app.findNotes])).toThrow(/twice/);
     expect(() => make([notify])).toThrow(/the two-step confirm \(I9\); add confirmGuard/);
     expect(() => make([app.findNotes], null as never)).toThrow(/authenticate/);
+  });
+});
+
+describe('the tool a guard sees', () => {
+  it('is one frozen GuardedTool per tool, the same at build, in tools/list, on lookup and per call, without its run', async () => {
+    const seen: { stage: string; tool: GuardedTool }[] = [];
+    const watch = (stage: string, tool: GuardedTool) => {
+      if (tool.name === 'add_note') seen.push({ stage, tool });
+    };
+    const visibility: VisibilityGuard = {
+      kind: 'visibility',
+      name: 'watchVisibility',
+      tool: (tool, _connection, purpose) => {
+        watch(`visibility:${purpose}`, tool);
+        return ALLOW;
+      },
+      verify: (tool) => watch('verify', tool),
+    };
+    const call: CallGuard = {
+      kind: 'call',
+      name: 'watchCall',
+      check: ({ tool }) => {
+        watch('call', tool);
+        return ALLOW;
+      },
+    };
+    const unit: UnitGuard = {
+      kind: 'unit',
+      name: 'watchUnit',
+      effects: ['write'],
+      check: ({ tool }) => {
+        watch('unit', tool);
+        return ALLOW;
+      },
+    };
+    const { server, rows, audit } = build({ guards: [visibility, call, unit] });
+
+    await server.listTools(connection());
+    const result = await server.callTool(connection(), 'add_note', { text: 'seen by guards' });
+
+    expect(result.isError).toBeFalsy();
+    expect(rows.map((r) => r.text)).toContain('seen by guards');
+    expect(audit.rows.map((r) => [r.action, r.outcome])).toEqual([['add_note', 'ok']]);
+    expect(seen.map((s) => s.stage)).toEqual([
+      'verify',
+      'visibility:list',
+      'visibility:call',
+      'call',
+      'unit',
+    ]);
+    const [first] = seen;
+    for (const { tool } of seen) expect(tool).toBe(first!.tool);
+    const tool = first!.tool;
+    expect(Object.isFrozen(tool)).toBe(true);
+    expect(Object.keys(tool).sort()).toEqual([
+      'creates',
+      'effect',
+      'guards',
+      'inputSchema',
+      'name',
+      'requires',
+      'title',
+    ]);
+    expect(tool).toMatchObject({
+      name: 'add_note',
+      effect: 'write',
+      requires: ['notes.write'],
+      creates: undefined,
+    });
+    expect(tool.guards).toEqual(expect.arrayContaining(['watchCall', 'watchUnit']));
+    expect(tool.guards.indexOf('watchCall')).toBeLessThan(tool.guards.indexOf('watchUnit'));
+    // The advertised schema, with the claim guard's argument: what tools/list shows.
+    const listed = (await server.listTools(connection())).find((t) => t.name === 'add_note')!;
+    expect(tool.inputSchema).toEqual(listed.inputSchema);
+    expect(Object.keys(tool.inputSchema.properties as object)).toContain('idempotency_key');
   });
 });

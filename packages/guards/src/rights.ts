@@ -4,8 +4,8 @@ import {
   type Decision,
   defineGuard,
   deny,
+  type GuardedTool,
   type VisibilityGuard,
-  type VisibleTool,
 } from '@gatehousejs/core';
 
 /** Whether `connection` is listed by `right`: it holds it, or (OAuth) the person could with more scopes. */
@@ -13,7 +13,7 @@ const listable = (connection: Connection, right: string): boolean =>
   connection.rights.has(right) || (connection.scope?.listed.has(right) ?? false);
 
 /** The refusal of a call without every right `tool` requires, naming the scopes that would grant them under OAuth (I7). */
-function missingRights(tool: VisibleTool, connection: Connection): Decision {
+function missingRights(tool: GuardedTool, connection: Connection): Decision {
   const missing = tool.requires.filter((right) => !connection.rights.has(right));
   if (missing.length === 0) return ALLOW;
   const plural = missing.length > 1 ? 's' : '';

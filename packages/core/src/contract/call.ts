@@ -2,17 +2,23 @@ import type { Connection } from '../context.js';
 import type { Effect } from '../effects.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 
-/** A tool as guards see it at call time. */
+/**
+ * A tool as every guard sees it: the same frozen object when the server is
+ * built (`verify`), in `tools/list` and lookup (visibility) and on each call.
+ * It carries what a guard decides on, never the tool's `run`.
+ */
 export interface GuardedTool {
   readonly name: string;
+  readonly title: string | undefined;
   readonly effect: Effect;
-}
-
-/** A tool as a visibility guard sees it: enough to decide who may see and call it. */
-export interface VisibleTool extends GuardedTool {
-  readonly title?: string | undefined;
   /** Rights a connection must hold to call it (I4). */
   readonly requires: readonly string[];
+  /** The advertised input schema, guard-owned arguments included. */
+  readonly inputSchema: JsonSchema;
+  /** Names of the guards around the tool, in stage order. */
+  readonly guards: readonly string[];
+  /** The sibling update tool, when a duplicate guard makes this a create tool (I11). */
+  readonly creates: { readonly updateTool: string } | undefined;
 }
 
 /** An argument a guard adds to the input of every tool it guards (e.g. `separate`, `idempotency_key`). */
@@ -103,16 +109,4 @@ export interface BuildContext {
   readonly conventions: Conventions;
   /** Property names that would let a model pick a tenant (I3), squashed (lower case, letters and digits only). */
   readonly tenantLikeNames: ReadonlySet<string>;
-}
-
-/** A tool as a guard's `verify` sees it when the server is built. */
-export interface PlannedTool {
-  readonly name: string;
-  readonly effect: Effect;
-  /** The advertised input schema, guard-owned arguments included. */
-  readonly inputSchema: JsonSchema;
-  /** Names of the guards around the tool. */
-  readonly guards: readonly string[];
-  /** The sibling update tool, when a duplicate guard makes this a create tool (I11). */
-  readonly creates: { readonly updateTool: string } | undefined;
 }

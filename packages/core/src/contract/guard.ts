@@ -7,10 +7,9 @@ import type {
   BuildContext,
   CallGuardContext,
   GuardArguments,
-  PlannedTool,
+  GuardedTool,
   ToolCall,
   UnitGuardContext,
-  VisibleTool,
 } from './call.js';
 import type { Allowed, Decision, Refusal } from './decision.js';
 import type { ClaimedAction, PendingAction, PendingActionUpdate, PendingStatus } from './pending.js';
@@ -64,7 +63,7 @@ interface ToolGuardBase<TKind extends 'call' | 'unit'> extends GuardBase<TKind> 
    * update tool requires `version`); throws a `ConfigurationError`.
    */
   readonly verify?:
-    | ((tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>, build: BuildContext) => void)
+    | ((tool: GuardedTool, tools: ReadonlyMap<string, GuardedTool>, build: BuildContext) => void)
     | undefined;
 }
 
@@ -95,12 +94,12 @@ export interface VisibilityGuard<TRight extends string = string> extends GuardBa
   readonly duty?: 'tenant' | 'rights' | 'tenantSwitch' | undefined;
   connection?(connection: Connection<TRight>): Decision | Promise<Decision>;
   tool?(
-    tool: VisibleTool,
+    tool: GuardedTool,
     connection: Connection<TRight>,
     purpose: VisibilityPurpose,
   ): Decision | Promise<Decision>;
   /** Checks each tool when the server is built (the tenant guard refuses tenant-like arguments, I3). */
-  verify?(tool: PlannedTool, tools: ReadonlyMap<string, PlannedTool>, build: BuildContext): void;
+  verify?(tool: GuardedTool, tools: ReadonlyMap<string, GuardedTool>, build: BuildContext): void;
 }
 
 /**

@@ -52,7 +52,7 @@ export interface ReadCall {
 
 /** A call's tool call, with its context as the guards fill it and its notes for the audit row. */
 export function callOf(
-  compiled: { readonly tool: ToolCall['tool'] },
+  compiled: { readonly guarded: ToolCall['tool'] },
   connection: Connection,
   read: ReadCall,
   facts: Pick<CallFacts, 'requestId' | 'signal' | 'correlationId'>,
@@ -61,7 +61,7 @@ export function callOf(
 ): ToolCall {
   let signal = facts.signal;
   return {
-    tool: compiled.tool,
+    tool: compiled.guarded,
     connection,
     input: read.input,
     arguments: read.own,

@@ -1,5 +1,5 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import type { GuardArgument } from '../contract/call.js';
+import type { GuardArgument, GuardedTool } from '../contract/call.js';
 import type { CallGuard, ToolGuard, UnitGuard } from '../contract/guard.js';
 import type { ToolDefinition, ToolListing } from '../contract/tool.js';
 import { EFFECT_TRAITS, type Effect } from '../effects.js';
@@ -25,6 +25,8 @@ export type CallRoute = 'read' | 'write' | 'preview' | 'confirm' | 'reject';
 /** A tool as one server runs it, compiled once when the server is built. */
 export interface CompiledTool<TRight extends string = string, TServices = unknown> {
   readonly tool: ToolDefinition<TRight, TServices>;
+  /** The tool as its guards see it, built once: what `verify`, visibility and every call receive. */
+  readonly guarded: GuardedTool;
   readonly route: CallRoute;
   /** The rate bucket a call takes its token from: the effect class, `read` for built-ins. */
   readonly bucket: Effect;
@@ -32,15 +34,11 @@ export interface CompiledTool<TRight extends string = string, TServices = unknow
   readonly callGuards: readonly CallGuard[];
   /** Check-then-act guards, inside the unit of work (server-wide for the effect, then the tool's). */
   readonly unitGuards: readonly UnitGuard[];
-  /** Every guard's name, in stage order, for `verify` and docs. */
-  readonly guardNames: readonly string[];
   /** The tool's listing with guard-owned arguments merged into its input schema. */
   readonly listing: ToolListing;
   readonly guardArguments: ReadonlyMap<string, PlannedArgument>;
   /** Checks a rendered result against the advertised `outputSchema`, compiled once (I19). */
   readonly checkOutput: OutputCheck;
-  /** The sibling update tool, when a duplicate guard makes this a create tool (I11). */
-  readonly creates: { readonly updateTool: string } | undefined;
 }
 
 function mergeSchema(
@@ -121,17 +119,25 @@ export function compileTool<TRight extends string, TServices>(
     ...tool.listing,
     inputSchema: mergeSchema(tool.listing.inputSchema, extra),
   });
+  const guarded: GuardedTool = Object.freeze({
+    name: tool.name,
+    title: tool.title,
+    effect: tool.effect,
+    requires: tool.requires,
+    inputSchema: listing.inputSchema,
+    guards: Object.freeze([...callGuards, ...unitGuards].map((g) => g.name)),
+    creates: creators[0]?.creates,
+  });
   return Object.freeze({
     tool,
+    guarded,
     route,
     bucket: builtIn ? 'read' : tool.effect,
     callGuards: Object.freeze(callGuards),
     unitGuards: Object.freeze(unitGuards),
-    guardNames: Object.freeze([...callGuards, ...unitGuards].map((g) => g.name)),
     listing,
     guardArguments,
     checkOutput: compileOutputCheck(listing, outputAjv),
-    creates: creators[0]?.creates,
   });
 }
 

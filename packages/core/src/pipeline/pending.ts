@@ -84,7 +84,7 @@ export function createPendingRoutes<TRight extends string, TServices>(
     }
     const target: ToolCall = {
       ...call,
-      tool: compiled.tool,
+      tool: compiled.guarded,
       input: await compiled.tool.runtime.input.parse(action.arguments),
       arguments: action.arguments,
       guardArguments: {},

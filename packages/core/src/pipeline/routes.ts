@@ -330,7 +330,7 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
   ): Promise<ToolCall> {
     return {
       ...base,
-      tool: compiled.tool,
+      tool: compiled.guarded,
       connection,
       input: await compiled.tool.runtime.input.parse(action.arguments),
       arguments: action.arguments,
@@ -343,8 +343,8 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
   async function standing(compiled: CompiledTool<TRight, TServices>, target: ToolCall, trace: Trace) {
     const self = parts.tools.get('confirm_action');
     const hidden =
-      (self ? await parts.visibility.refusal(self.tool, target.connection) : undefined) ??
-      (await parts.visibility.refusal(compiled.tool, target.connection));
+      (self ? await parts.visibility.refusal(self.guarded, target.connection) : undefined) ??
+      (await parts.visibility.refusal(compiled.guarded, target.connection));
     if (hidden) return { error: hidden, stage: 'visibility' as const };
     const refused = await runCallGuards(compiled, target, trace);
     return refused ? { error: refused, stage: 'call' as const } : undefined;

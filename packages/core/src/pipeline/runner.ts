@@ -128,7 +128,7 @@ export function createRunner<TRight extends string, TServices>(
     },
     async function visible(flight) {
       const { compiled, connection, args } = flight;
-      const hidden = await visibility.refusal(compiled!.tool, connection);
+      const hidden = await visibility.refusal(compiled!.guarded, connection);
       if (!hidden) return undefined;
       // a confirmation refused here (a workspace switched off) settles its token by the I9 table
       if (compiled!.route === 'confirm' && parts.outward && isPlainObject(args)) {

@@ -1,4 +1,4 @@
-import type { BuildContext, PlannedTool } from '../contract/call.js';
+import type { BuildContext, GuardedTool } from '../contract/call.js';
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
 
@@ -6,7 +6,7 @@ import type { JsonObject } from '../json.js';
  * Refuses an edit/update tool with a notify-like parameter, by the server's
  * conventions: edits are silent (I11). Nothing when the rule is off.
  */
-export function refuseNotifyLike(tool: PlannedTool, role: string, build: BuildContext): void {
+export function refuseNotifyLike(tool: GuardedTool, role: string, build: BuildContext): void {
   const pattern = build.conventions.notifyLikeParameter;
   if (!pattern) return;
   const names = Object.keys((tool.inputSchema.properties as JsonObject | undefined) ?? {});
@@ -19,7 +19,7 @@ export function refuseNotifyLike(tool: PlannedTool, role: string, build: BuildCo
 }
 
 /** Property names and required list of a planned tool's input. */
-export function inputShape(tool: PlannedTool): { properties: Set<string>; required: Set<string> } {
+export function inputShape(tool: GuardedTool): { properties: Set<string>; required: Set<string> } {
   return {
     properties: new Set(Object.keys((tool.inputSchema.properties as JsonObject | undefined) ?? {})),
     required: new Set((tool.inputSchema.required as string[] | undefined) ?? []),

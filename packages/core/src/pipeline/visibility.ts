@@ -1,5 +1,5 @@
 import type { Connection } from '../context.js';
-import type { VisibleTool } from '../contract/call.js';
+import type { GuardedTool } from '../contract/call.js';
 import type { VisibilityGuard, VisibilityPurpose } from '../contract/guard.js';
 import type { ToolErrorInit } from '../errors.js';
 import { isPlainObject } from '../json.js';
@@ -50,7 +50,7 @@ export function createVisibility(guards: readonly VisibilityGuard[]) {
   };
 
   const toolRefusal = async (
-    tool: VisibleTool,
+    tool: GuardedTool,
     connection: Connection,
     purpose: VisibilityPurpose,
   ): Promise<ToolErrorInit | undefined> => {
@@ -64,16 +64,16 @@ export function createVisibility(guards: readonly VisibilityGuard[]) {
 
   return Object.freeze({
     /** Why `tool` is refused to `connection` when called, or nothing. */
-    async refusal(tool: VisibleTool, connection: Connection): Promise<ToolErrorInit | undefined> {
+    async refusal(tool: GuardedTool, connection: Connection): Promise<ToolErrorInit | undefined> {
       return (await connectionRefusal(connection)) ?? (await toolRefusal(tool, connection, 'call'));
     },
     /** The tools `connection` sees, from the same decision (listed for the step-up exception, I7). */
-    async visible<T extends { readonly tool: VisibleTool }>(
+    async visible<T extends { readonly guarded: GuardedTool }>(
       compiled: readonly T[],
       connection: Connection,
     ): Promise<readonly T[]> {
       if (await connectionRefusal(connection)) return [];
-      const refused = await Promise.all(compiled.map((c) => toolRefusal(c.tool, connection, 'list')));
+      const refused = await Promise.all(compiled.map((c) => toolRefusal(c.guarded, connection, 'list')));
       return compiled.filter((_c, i) => refused[i] === undefined);
     },
     /**
@@ -81,7 +81,7 @@ export function createVisibility(guards: readonly VisibilityGuard[]) {
      * `connection` but a guard refuses the call for want of them; nothing
      * for a connection without OAuth scopes, or a call allowed or hidden.
      */
-    async stepUp(tool: VisibleTool, connection: Connection): Promise<readonly string[] | undefined> {
+    async stepUp(tool: GuardedTool, connection: Connection): Promise<readonly string[] | undefined> {
       if (!connection.scope) return undefined;
       if (await connectionRefusal(connection)) return undefined;
       const scopes = scopesIn(await toolRefusal(tool, connection, 'call'));

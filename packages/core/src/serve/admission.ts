@@ -81,7 +81,7 @@ async function beforeCredential<TRight extends string>(
  * cached: every request runs every step (I4, I6). A refusal is written to
  * `log` (rate-limited, no token material).
  *
- * A admission guard or authenticator that rejects, throws or does not answer
+ * An admission guard or authenticator that rejects, throws or does not answer
  * within `outage.timeoutMs` means a store it reads is down: the request is
  * refused with 503 and `Retry-After` (step `unavailable`, a reason that
  * names no cause), the error goes to the server's `onError`, and the next request

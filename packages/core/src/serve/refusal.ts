@@ -40,7 +40,7 @@ function challenge(refusal: AdmissionRefusal, options: ChallengeOptions): string
   return ['Bearer realm="mcp"', error, scope, metadata].filter(Boolean).join(', ');
 }
 
-/** A admission refusal as an HTTP answer, independent of any HTTP library or SDK. */
+/** An admission refusal as an HTTP answer, independent of any HTTP library or SDK. */
 export interface RenderedRefusal {
   readonly status: AdmissionRefusal['status'];
   /** Lower-case header names: `content-type`, `retry-after` on 503, `www-authenticate` on 401. */
@@ -50,7 +50,7 @@ export interface RenderedRefusal {
 }
 
 /**
- * Renders a admission refusal: a JSON-RPC error body (code from {@link ADMISSION_RPC_CODES},
+ * Renders an admission refusal: a JSON-RPC error body (code from {@link ADMISSION_RPC_CODES},
  * the refusal's reason, {@link admissionErrorData}), `Retry-After` on 503 (default
  * 60 s) and a Bearer challenge on 401 (`error="invalid_token"` unless the request
  * carried no credentials; `scope` when `scopes` are given) and on a 403 for

@@ -21,7 +21,7 @@ import { served } from './served.js';
 // Shared with the SDK v1 adapter, which must not load SDK v2: they live in SDK-free files.
 export { ADMISSION_RPC_CODES } from './refusal.js';
 
-/** A admission refusal as a JSON-RPC error (stdio); carries the retry hint for 503. */
+/** An admission refusal as a JSON-RPC error (stdio); carries the retry hint for 503. */
 export function admissionProtocolError(refusal: AdmissionRefusal): ProtocolError {
   return new ProtocolError(ADMISSION_RPC_CODES[refusal.status], refusal.reason, admissionErrorData(refusal));
 }

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../errors.js';
 import type { Report } from './report.js';
 
 /**
- * How admission answers when a store it reads fails: a admission guard (the
+ * How admission answers when a store it reads fails: an admission guard (the
  * global kill switch's switch store) or the authenticator (the credential
  * store, live rights) rejects, throws or does not answer in time.
  */

@@ -31,7 +31,7 @@ export class V1RpcError extends Error {
   }
 }
 
-/** A admission refusal as a JSON-RPC error (stdio, or a request without a connection). */
+/** An admission refusal as a JSON-RPC error (stdio, or a request without a connection). */
 export const admissionRpcError = (refusal: AdmissionRefusal): V1RpcError =>
   new V1RpcError(ADMISSION_RPC_CODES[refusal.status], refusal.reason, admissionErrorData(refusal));
 
