@@ -40,3 +40,17 @@ describe('src/mcp/tools', () => {
     );
   });
 });
+
+describe('src/services and src/domain', () => {
+  it('throw the domain’s own errors: no tool error, no MCP import; the adapters map them', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const offending: string[] = [];
+    for (const folder of ['src/services', 'src/domain']) {
+      for (const name of await readdir(new URL(`../${folder}/`, import.meta.url))) {
+        const text = await readFile(new URL(`../${folder}/${name}`, import.meta.url), 'utf8');
+        if (/\bToolError\b|@modelcontextprotocol\//.test(text)) offending.push(`${folder}/${name}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+});

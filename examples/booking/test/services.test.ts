@@ -1,18 +1,18 @@
-import { ToolError } from '@gatehousejs/core';
 import { parseTime } from '@gatehousejs/presenters';
 import { describe, expect, it } from 'vitest';
+import { DomainError } from '../src/domain/errors.js';
 import { versions } from '../src/presenters.js';
 import { berlin, testApp } from './fixtures/testApp.js';
 
 const eur = (minor: number) => ({ minor, currency: 'EUR' });
 const at = (days: number, time?: string) => parseTime(berlin(days, time));
 
-/** The code of the ToolError `work` rejects with. */
+/** The kind of the DomainError `work` rejects with: services throw the domain's errors, never a transport's. */
 async function codeOf(work: () => Promise<unknown>): Promise<string> {
   try {
     await work();
   } catch (error) {
-    if (ToolError.is(error)) return error.code;
+    if (error instanceof DomainError) return error.kind;
     throw error;
   }
   return 'no error';
@@ -50,18 +50,12 @@ describe('BookingService', () => {
     await using t = await testApp();
     const { bookings } = t.servicesAs('ws_acme', 'p_dan');
     const before = await t.count('bookings');
-    expect(await codeOf(() => bookings.create({ ...newBooking(), startsAt: at(-1) }))).toBe(
-      'invalid_arguments',
-    );
-    expect(await codeOf(() => bookings.create({ ...newBooking(), durationMinutes: 5 }))).toBe(
-      'invalid_arguments',
-    );
+    expect(await codeOf(() => bookings.create({ ...newBooking(), startsAt: at(-1) }))).toBe('rule_broken');
+    expect(await codeOf(() => bookings.create({ ...newBooking(), durationMinutes: 5 }))).toBe('rule_broken');
     expect(
       await codeOf(() => bookings.create({ ...newBooking(), price: { minor: 100, currency: 'USD' } })),
-    ).toBe('invalid_arguments');
-    expect(await codeOf(() => bookings.create({ ...newBooking(), startsAt: at(400) }))).toBe(
-      'invalid_arguments',
-    );
+    ).toBe('rule_broken');
+    expect(await codeOf(() => bookings.create({ ...newBooking(), startsAt: at(400) }))).toBe('rule_broken');
     expect(await t.count('bookings')).toBe(before);
   });
 
@@ -100,7 +94,7 @@ describe('BookingService', () => {
     expect(moved.durationMinutes).toBe(120);
     expect(
       await codeOf(() => bookings.update(read.id, versions.booking(read), { durationMinutes: 30 })),
-    ).toBe('conflict');
+    ).toBe('stale');
     expect((await bookings.get(read.id)).durationMinutes).toBe(120);
     expect(await t.count('bookings', 'id = ? AND revision = 2', read.id)).toBe(1);
   });
@@ -115,10 +109,10 @@ describe('BookingService', () => {
     expect(new Set(seen).size).toBe(3);
     expect(aAgain.revision).toBe(a.revision + 2);
     expect(await codeOf(() => bookings.update(a.id, versions.booking(a), { durationMinutes: 120 }))).toBe(
-      'conflict',
+      'stale',
     );
     expect(await codeOf(() => bookings.update(a.id, versions.booking(b), { durationMinutes: 120 }))).toBe(
-      'conflict',
+      'stale',
     );
     expect((await bookings.get(a.id)).durationMinutes).toBe(a.durationMinutes);
     expect(await t.count('bookings', 'id = ? AND revision = ?', a.id, a.revision + 2)).toBe(1);
@@ -138,7 +132,7 @@ describe('BookingService', () => {
     expect(versions.booking(back ?? read)).not.toBe(versions.booking(confirmed));
     expect(
       await codeOf(() => bookings.update(read.id, versions.booking(confirmed), { durationMinutes: 90 })),
-    ).toBe('conflict');
+    ).toBe('stale');
     expect(await t.count('bookings', 'id = ? AND revision = ?', read.id, read.revision + 3)).toBe(1);
   });
 
@@ -149,7 +143,7 @@ describe('BookingService', () => {
     await t.exec('UPDATE bookings SET duration_minutes = 50, revision = revision + 1 WHERE id = ?', read.id);
     expect(
       await codeOf(() => bookings.update(read.id, versions.booking(read), { durationMinutes: 90 })),
-    ).toBe('conflict');
+    ).toBe('stale');
     expect((await bookings.get(read.id)).durationMinutes).toBe(50);
   });
 
@@ -159,13 +153,13 @@ describe('BookingService', () => {
     const scheduled = await bookings.get('bk_ada_boiler');
     expect(
       await codeOf(() => bookings.update(scheduled.id, versions.booking(scheduled), { status: 'completed' })),
-    ).toBe('invalid_arguments');
+    ).toBe('rule_broken');
     const cancelled = await bookings.update(scheduled.id, versions.booking(scheduled), {
       status: 'cancelled',
     });
     expect(
       await codeOf(() => bookings.update(cancelled.id, versions.booking(cancelled), { durationMinutes: 30 })),
-    ).toBe('invalid_arguments');
+    ).toBe('rule_broken');
     expect(await t.count('bookings', "id = ? AND status = 'cancelled'", scheduled.id)).toBe(1);
   });
 
@@ -176,13 +170,13 @@ describe('BookingService', () => {
     const starts = async () => (await bookings.find({})).map((b) => b.startsAt.epochMilliseconds);
     const before = await starts();
     expect(await codeOf(() => bookings.reschedule({ filter: window, expectedCount: 2 }, 60))).toBe(
-      'batch_count_mismatch',
+      'count_mismatch',
     );
     expect(await codeOf(() => bookings.reschedule({ ids: ['bk_ada_boiler', 'bk_linus_leak'] }, 60))).toBe(
       'not_found',
     );
     expect(await codeOf(() => bookings.reschedule({ ids: ['bk_ada_boiler'] }, -10 * 86_400))).toBe(
-      'invalid_arguments',
+      'rule_broken',
     );
     expect(await starts()).toEqual(before);
     const moved = await bookings.reschedule({ filter: window, expectedCount: 3 }, 60);
@@ -193,7 +187,7 @@ describe('BookingService', () => {
     await using t = await testApp();
     const { bookings } = t.servicesAs('ws_acme', 'p_dan');
     await t.exec("UPDATE bookings SET status = 'completed' WHERE id = 'bk_grace_service'");
-    expect(await codeOf(() => bookings.remove('bk_grace_service'))).toBe('invalid_arguments');
+    expect(await codeOf(() => bookings.remove('bk_grace_service'))).toBe('rule_broken');
     expect((await bookings.remove('bk_alan_check')).id).toBe('bk_alan_check');
     expect(await t.count('bookings', "id IN ('bk_grace_service', 'bk_alan_check')")).toBe(1);
   });
@@ -245,7 +239,7 @@ describe('OutreachService', () => {
   it('pages only technicians on call', async () => {
     await using t = await testApp();
     const { outreach } = t.servicesAs('ws_acme', 'p_dan');
-    expect(await codeOf(() => outreach.draftPage('te_ravi', undefined, 'Help'))).toBe('invalid_arguments');
+    expect(await codeOf(() => outreach.draftPage('te_ravi', undefined, 'Help'))).toBe('rule_broken');
     expect((await outreach.draftPage('te_kim', 'bk_ada_boiler', 'Boiler is leaking')).message).toContain(
       'bk_ada_boiler',
     );
@@ -256,8 +250,8 @@ describe('AlertService', () => {
   it('refuses a mute beyond a day or in the past, and unknown rules', async () => {
     await using t = await testApp();
     const { alerts } = t.servicesAs('ws_acme', 'p_olivia');
-    expect(await codeOf(() => alerts.planMute(undefined, at(3), 'night shift'))).toBe('invalid_arguments');
-    expect(await codeOf(() => alerts.planMute(undefined, at(-1), 'night shift'))).toBe('invalid_arguments');
+    expect(await codeOf(() => alerts.planMute(undefined, at(3), 'night shift'))).toBe('rule_broken');
+    expect(await codeOf(() => alerts.planMute(undefined, at(-1), 'night shift'))).toBe('rule_broken');
     expect(await codeOf(() => alerts.planMute(['ar_flood'], at(0, '23:59'), 'night shift'))).toBe(
       'not_found',
     );

@@ -43,6 +43,22 @@ export const ERROR_CODES = {
 /** A code from {@link ERROR_CODES}. */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * The codes a host's own error may be mapped to: decisions its services
+ * make, and an outage of its database. Codes the pipeline owns (a confirm
+ * token's fate, replay, `internal_error`) are not the host's to raise.
+ */
+export const HOST_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_arguments',
+  'not_found',
+  'missing_right',
+  'conflict',
+  'duplicate',
+  'batch_count_mismatch',
+  'batch_too_large',
+  'store_unavailable',
+]);
+
 const TOOL_ERROR = Symbol.for('gatehouse.ToolError');
 const CONFIGURATION_ERROR = Symbol.for('gatehouse.ConfigurationError');
 const TRANSACTION_CONFLICT = Symbol.for('gatehouse.TransactionConflict');

@@ -14,7 +14,7 @@ import {
   toolGuardsOf,
 } from './contract/tool.js';
 import { EFFECT_TRAITS } from './effects.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError, type ToolErrorInit } from './errors.js';
 import type { JsonObject } from './json.js';
 import { checkPorts, type PortMap, type Ports } from './ports.js';
 import { checkDefinition, definitionRules } from './schema/checks.js';
@@ -68,6 +68,15 @@ export interface GatehouseOptions<
   readonly tenantLikeNames?: readonly string[];
   /** Extra patterns that mark a description as instructions to the model (I16). */
   readonly instructionPatterns?: readonly RegExp[];
+  /**
+   * Maps an error of the host's own (a domain error its services throw) to
+   * the tool error a model reads, or `undefined` to leave it unexpected
+   * (`internal_error`, reported to `onError`). Applied where host code runs:
+   * a tool's `run` and `prepare` and a unit guard's `check`. Services stay
+   * free of MCP: they throw their own errors, and REST maps the same errors
+   * to HTTP. A mapper that throws or returns no valid tool error is a fault.
+   */
+  readonly toolError?: (error: unknown) => ToolErrorInit | undefined;
 }
 
 /** The host-bound Gatehouse: `defineTool` and the server builder. */
@@ -97,7 +106,14 @@ export interface Gatehouse<
   createServer(options: ServerOptions<TRight, TServices, THandle>): GatehouseServer<TRight>;
 }
 
-function checkOptions(options: { readonly rights: readonly string[]; readonly services: unknown }): void {
+function checkOptions(options: {
+  readonly rights: readonly string[];
+  readonly services: unknown;
+  readonly toolError?: unknown;
+}): void {
+  if (options.toolError !== undefined && typeof options.toolError !== 'function') {
+    throw new ConfigurationError('createGatehouse: toolError must be a function of the error, or left out.');
+  }
   if (!Array.isArray(options.rights) || options.rights.some((r) => typeof r !== 'string' || r === '')) {
     throw new ConfigurationError('createGatehouse: rights must be an array of non-empty strings.');
   }
@@ -181,6 +197,7 @@ export function createGatehouse<
         ajv,
         outputAjv,
         tenantLikeNames: rules.tenantLikeNames,
+        toolError: options.toolError,
       });
     },
   };

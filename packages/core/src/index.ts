@@ -76,6 +76,7 @@ export type { ErrorCode, NextCall, ToolErrorInit } from './errors.js';
 export {
   ConfigurationError,
   ERROR_CODES,
+  HOST_ERROR_CODES,
   isOutage,
   isOutageCode,
   ToolError,

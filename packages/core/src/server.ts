@@ -10,13 +10,13 @@ import type { CallResult } from './contract/envelope.js';
 import type { Guard, Lease } from './contract/guard.js';
 import type { ToolDefinition, ToolListing } from './contract/tool.js';
 import { isOutward, type OutwardEffect } from './effects.js';
-import { ConfigurationError, isOutage } from './errors.js';
+import { ConfigurationError, isOutage, type ToolErrorInit } from './errors.js';
 import { newId } from './internal/ids.js';
 import type { Logger } from './logging.js';
 import { silentLogger } from './logging.js';
 import { type ArgumentCaps, argumentCaps } from './pipeline/caps.js';
 import { type CompiledTool, compileTool } from './pipeline/compile.js';
-import type { Host } from './pipeline/execute.js';
+import { type Host, hostFaults } from './pipeline/execute.js';
 import { type GuardSet, guardSetOf, requireGuards } from './pipeline/guardSet.js';
 import { createOutwardStage } from './pipeline/outward.js';
 import { createRunner, type ToolAnswer } from './pipeline/runner.js';
@@ -105,6 +105,8 @@ export interface ServerInternals<TRight extends string, TServices> {
   readonly outputAjv: Ajv2020;
   /** Property names refused as tenant selectors (I3), squashed; the tenant guard checks every advertised input. */
   readonly tenantLikeNames: ReadonlySet<string>;
+  /** The host's mapping of its own errors to tool errors (`createGatehouse({ toolError })`). */
+  readonly toolError?: ((error: unknown) => ToolErrorInit | undefined) | undefined;
 }
 
 /** Per-call options of `callTool`. */
@@ -297,6 +299,7 @@ export function createServer<TRight extends string, TServices, THandle = unknown
     audit: options.audit,
     clock,
     report,
+    fault: hostFaults(internals.toolError, report),
   };
   const outward = set.outward ? createOutwardStage(set.outward, clock) : undefined;
   const approvalOptions = set.outward?.approval as ApprovalOptions<TRight> | undefined;

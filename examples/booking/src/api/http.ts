@@ -1,5 +1,6 @@
 import { isOutage, type Json, type JsonObject, ToolError } from '@gatehousejs/core';
 import type { z } from 'zod';
+import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
 /** An answer of a route: a status, a JSON body and extra headers. */
 export interface Reply {
@@ -32,9 +33,19 @@ const STATUS_OF: Readonly<Record<string, number>> = {
 /** Seconds a client waits before it sends a request again that met a database outage. */
 export const OUTAGE_RETRY_AFTER_SECONDS = 2;
 
+/** The HTTP status and API error code of each domain error kind. */
+const HTTP_OF: Readonly<Record<DomainErrorKind, readonly [status: number, code: string]>> = {
+  not_found: [404, 'not_found'],
+  rule_broken: [400, 'invalid_arguments'],
+  stale: [409, 'conflict'],
+  count_mismatch: [409, 'batch_count_mismatch'],
+};
+
 /**
- * The reply for a failure: ApiError and ToolError (the services' business
- * errors) keep their code; a database outage (`store_unavailable`, and
+ * The reply for a failure: an ApiError keeps its status and code; a
+ * DomainError (the services' business errors) answers the status of its
+ * kind; a ToolError (a Gatehouse library's refusal, e.g. minting a
+ * credential) keeps its code; a database outage (`store_unavailable`, and
  * `outcome_unknown` when the connection was lost during a commit) is 503
  * with `Retry-After`, naming no cause; anything else is 500.
  */
@@ -49,6 +60,16 @@ export function replyForError(error: unknown): Reply {
     const retry = String(OUTAGE_RETRY_AFTER_SECONDS);
     const body = { error: error.code, message: error.message, fix: error.fix };
     return { status: 503, body, headers: { 'retry-after': retry } };
+  }
+  if (error instanceof DomainError) {
+    const [status, code] = HTTP_OF[error.kind];
+    const body = {
+      error: code,
+      message: error.message,
+      fix: error.fix,
+      details: error.details as JsonObject,
+    };
+    return { status, body };
   }
   if (ToolError.is(error)) {
     const body = { error: error.code, message: error.message, fix: error.fix, details: error.details };

@@ -2,6 +2,7 @@ import { ToolError } from '@gatehousejs/core';
 import type { BookingApp } from '../app.js';
 import { UsageError } from '../config.js';
 import { seedIfEmpty } from '../db/seed.js';
+import { DomainError } from '../domain/errors.js';
 import { type Person, RIGHTS, type Right, ROLES, type Role } from '../domain/model.js';
 import { COMPACT_TOOLSET } from '../mcp/tools/index.js';
 import {
@@ -272,7 +273,9 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'oauth-client remove': clientRemove,
 };
 
-/** A `ToolError` raised by a service (a right the person does not hold) as a usage error. */
+/** A domain error of a service, or a library's `ToolError` (a right the person does not hold), as a usage error. */
 export function asUsageError(error: unknown): unknown {
-  return ToolError.is(error) ? new UsageError(`${error.message} ${error.fix}`) : error;
+  return error instanceof DomainError || ToolError.is(error)
+    ? new UsageError(`${error.message} ${error.fix}`)
+    : error;
 }

@@ -4,6 +4,7 @@ import type { BookingDatabaseBase } from '../db/database.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from '../domain/model.js';
 import { type BaseDeps, freeDeps, unitDeps } from '../services/deps.js';
 import { createServices, type Services } from '../services/index.js';
+import { toolErrorOf } from './errors.js';
 
 /** The booking product's Gatehouse: its rights and services, bound once. */
 /**
@@ -43,6 +44,8 @@ export function bookingGatehouse<THandle>(
       alerts: { effect: 'alert', port: ports.alerts },
     },
     toolGuards,
+    // the services throw the domain's own errors; this maps them to tool errors
+    toolError: toolErrorOf,
     services: (connection, guarded, unit: THandle | undefined) =>
       createServices(
         unit === undefined ? reads : unitDeps(database, base, unit),

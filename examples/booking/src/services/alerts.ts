@@ -1,6 +1,6 @@
-import { ToolError } from '@gatehousejs/core';
 import { presentInstant, sanitizeText, withDefaultZone } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
+import { DomainError } from '../domain/errors.js';
 import { type Actor, type AlertRule, LIMITS, type OutboundPorts } from '../domain/model.js';
 import { invalid, quoted, type ServiceDeps, spokenTime, workspaceOf, zoned } from './support.js';
 
@@ -58,11 +58,11 @@ export class AlertService {
     const all = await this.find();
     const unknown = (ruleIds ?? []).filter((id) => !all.some((r) => r.id === id));
     if (unknown.length > 0) {
-      throw new ToolError({
-        code: 'not_found',
+      throw new DomainError({
+        kind: 'not_found',
         message: `Alert rule ${quoted(unknown[0] ?? '')} does not exist in this workspace.`,
         fix: 'Leave rule_ids out to mute every rule; the preview lists each rule with its id.',
-        next: { tool: 'mute_alerts' },
+        next: { operation: 'mute_alerts' },
         details: { unknown: unknown.map((id) => id.slice(0, 64)) },
       });
     }

@@ -1,6 +1,6 @@
-import { ToolError } from '@gatehousejs/core';
 import { type Money, presentInstant } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
+import { DomainError } from '../domain/errors.js';
 import {
   type Booking,
   type BookingStatus,
@@ -80,7 +80,7 @@ export function checkLive(booking: Booking): void {
 }
 
 /** The refusal for a technician who is busy at that time. */
-export function technicianBusy(technician: string, other: Booking): ToolError {
+export function technicianBusy(technician: string, other: Booking): DomainError {
   return invalid(
     `${technician} is already booked then: ${other.id} starts ${spokenTime(other.startsAt)} and lasts ${other.durationMinutes} minutes.`,
     'Choose another time or technician; find_bookings with technician_id lists their bookings.',
@@ -89,12 +89,12 @@ export function technicianBusy(technician: string, other: Booking): ToolError {
 }
 
 /** The refusal for a version that is no longer current (I12). */
-export function staleVersion(booking: Booking, currentVersion: string): ToolError {
-  return new ToolError({
-    code: 'conflict',
+export function staleVersion(booking: Booking, currentVersion: string): DomainError {
+  return new DomainError({
+    kind: 'stale',
     message: `Booking ${booking.id} changed since it was read.`,
     fix: `Read it again with get_booking, check that the change still applies, and send version ${quoted(currentVersion)}.`,
-    next: { tool: 'get_booking', arguments: { id: booking.id } },
+    next: { operation: 'get_booking', arguments: { id: booking.id } },
     details: { current_version: currentVersion },
   });
 }

@@ -1,7 +1,7 @@
-import { ToolError } from '@gatehousejs/core';
 import { type Money, withDefaultZone } from '@gatehousejs/presenters';
 import type { Temporal } from 'temporal-polyfill';
 import { newId } from '../db/ids.js';
+import { DomainError } from '../domain/errors.js';
 import { type Booking, type BookingStatus, LIMITS } from '../domain/model.js';
 import {
   checkDuration,
@@ -202,8 +202,8 @@ export class BookingService extends BookingReads {
     }
     const found = await this.match(selection.filter);
     if (found.total !== selection.expectedCount || found.total > found.bookings.length) {
-      throw new ToolError({
-        code: 'batch_count_mismatch',
+      throw new DomainError({
+        kind: 'count_mismatch',
         message: `The filter matches ${found.total} bookings, not ${selection.expectedCount}; nothing changed.`,
         fix: 'Check the matches in details, then send explicit ids or the right expected_count.',
         details: { total: found.total, matches: found.bookings.map((b) => b.id) },

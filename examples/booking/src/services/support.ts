@@ -1,6 +1,6 @@
-import { type Json, type JsonObject, ToolError } from '@gatehousejs/core';
 import { Temporal } from 'temporal-polyfill';
 import type { BookingDb } from '../db/tables.js';
+import { type DomainDetails, DomainError } from '../domain/errors.js';
 import type { Actor, Booking, Customer, Workspace } from '../domain/model.js';
 
 /**
@@ -36,24 +36,25 @@ export interface ServiceDeps {
 /** An id as it may appear in a message: quoted and bounded, so odd input cannot shape the text. */
 export const quoted = (id: string): string => JSON.stringify(id.slice(0, 64));
 
-/** `not_found` for an id outside the caller's workspace: points to the find tool, never to a create tool (I18). */
-export function notFound(kind: string, id: string, findTool: string, details: JsonObject = {}): ToolError {
-  return new ToolError({
-    code: 'not_found',
+/** `not_found` for an id outside the caller's workspace: points to the find operation, never to a create (I18). */
+export function notFound(
+  kind: string,
+  id: string,
+  findTool: string,
+  details: DomainDetails = {},
+): DomainError {
+  return new DomainError({
+    kind: 'not_found',
     message: `${kind} ${quoted(id)} does not exist in this workspace.`,
     fix: `Search with ${findTool} and use an id it returns.`,
-    next: { tool: findTool },
+    next: { operation: findTool },
     details: { id: id.slice(0, 64), ...details },
   });
 }
 
 /** `invalid_arguments` for a business rule a value breaks. */
-export function invalid(
-  message: string,
-  fix: string,
-  details: { readonly [key: string]: Json } = {},
-): ToolError {
-  return new ToolError({ code: 'invalid_arguments', message, fix, details });
+export function invalid(message: string, fix: string, details: DomainDetails = {}): DomainError {
+  return new DomainError({ kind: 'rule_broken', message, fix, details });
 }
 
 const workspaces = new WeakMap<Actor, Promise<Workspace>>();

@@ -1,8 +1,8 @@
 import type { Connection } from '../context.js';
 import type { ToolCall } from '../contract/call.js';
 import { assertJsonObject, type Prepared, type RunContext, type ToolDefinition } from '../contract/tool.js';
-import { ToolError } from '../errors.js';
-import type { JsonObject } from '../json.js';
+import { type ErrorCode, HOST_ERROR_CODES, ToolError, type ToolErrorInit } from '../errors.js';
+import { isPlainObject, type JsonObject } from '../json.js';
 import { type CallPhase, guardPorts, type PortMap, type Ports, type PortViolation } from '../ports.js';
 import { type AuditStore, auditRow } from '../storage/auditStore.js';
 
@@ -14,6 +14,55 @@ export interface Host<TRight extends string, TServices> {
   readonly clock: () => Date;
   /** Reports an unexpected failure that did not stop the call (e.g. a violation row that could not be written). */
   readonly report: (error: unknown, correlationId: string) => void;
+  /** What an error thrown by host code becomes (see {@link hostFaults}). */
+  readonly fault: (error: unknown, correlationId: string) => unknown;
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** Whether a mapper's answer is a tool error a host may raise: a host code, a message and a fix, a well-formed `next`. */
+function isHostErrorInit(value: unknown): value is ToolErrorInit {
+  if (!isPlainObject(value)) return false;
+  const { code, message, fix, next, details } = value as Record<string, unknown>;
+  if (!HOST_ERROR_CODES.has(code as ErrorCode) || !isText(message) || !isText(fix)) return false;
+  if (next !== undefined && !(isPlainObject(next) && isText(next.tool))) return false;
+  return details === undefined || isPlainObject(details);
+}
+
+/**
+ * What an error thrown by host code (`run`, `prepare`, a unit guard) becomes:
+ * a `ToolError` stays as it is; an error `map` recognizes becomes the tool
+ * error it returns (the original kept as its `cause`, never rendered); any
+ * other error stays as it is and ends as `internal_error`. A mapper that
+ * throws, or answers something other than a tool error of a host code, is
+ * reported and the original error stays unexpected.
+ */
+export function hostFaults(
+  map: ((error: unknown) => ToolErrorInit | undefined) | undefined,
+  report: (error: unknown, correlationId: string) => void,
+): (error: unknown, correlationId: string) => unknown {
+  if (!map) return (error) => error;
+  return (error, correlationId) => {
+    if (ToolError.is(error)) return error;
+    let init: unknown;
+    try {
+      init = map(error);
+    } catch (failure) {
+      report(failure, correlationId);
+      return error;
+    }
+    if (init === undefined) return error;
+    if (!isHostErrorInit(init)) {
+      report(
+        new TypeError(
+          `toolError answered no tool error of a host code (${[...HOST_ERROR_CODES].join(', ')}) with a message and a fix.`,
+        ),
+        correlationId,
+      );
+      return error;
+    }
+    return new ToolError(init, { cause: error });
+  };
 }
 
 /** Collects public `id` strings from a presented result (top level and one level down), for audit and logs. */
@@ -80,6 +129,8 @@ export async function appendAudit<TRight extends string, TServices>(
 export class CallServices<TRight extends string, TServices> {
   readonly violations: PortViolation[] = [];
   readonly services: TServices;
+  /** What an error of this call's host code becomes (the host's `toolError`). */
+  readonly fault: (error: unknown, correlationId: string) => unknown;
   #phase: CallPhase = 'check';
   #reached = false;
 
@@ -98,6 +149,7 @@ export class CallServices<TRight extends string, TServices> {
         this.#reached = true;
       },
     );
+    this.fault = host.fault;
     this.services = host.services(connection, ports, unit);
   }
 
@@ -173,6 +225,8 @@ export async function runTool<TRight extends string, TServices>(
   let value: unknown;
   try {
     value = await run(runContext(call, scope.services));
+  } catch (error) {
+    throw scope.fault(error, call.correlationId);
   } finally {
     scope.assertClean(tool);
   }
@@ -190,6 +244,8 @@ export async function prepareTool<TRight extends string, TServices>(
   scope.enter('prepare');
   try {
     return await prepare(runContext(call, scope.services));
+  } catch (error) {
+    throw scope.fault(error, call.correlationId);
   } finally {
     scope.assertClean(tool);
   }

@@ -62,17 +62,22 @@ export function createRoutes<TRight extends string, TServices>(parts: RunnerPart
     const serialize = unit && lock ? (key: string) => lock(unit.handle, key) : undefined;
     for (const guard of compiled.unitGuards) {
       const check = async () => {
-        const decision = await guard.check({
-          tool: call.tool,
-          connection: call.connection,
-          input: call.input,
-          guardArguments: call.guardArguments,
-          context: call.context,
-          now: call.now,
-          note: call.note,
-          services: scope.services,
-          serialize,
-        });
+        let decision: Awaited<ReturnType<typeof guard.check>>;
+        try {
+          decision = await guard.check({
+            tool: call.tool,
+            connection: call.connection,
+            input: call.input,
+            guardArguments: call.guardArguments,
+            context: call.context,
+            now: call.now,
+            note: call.note,
+            services: scope.services,
+            serialize,
+          });
+        } catch (error) {
+          throw scope.fault(error, call.correlationId);
+        }
         return merged(call, guard, decision);
       };
       const refused = await trace(`guard ${guard.name}`, check, byRefusal);
