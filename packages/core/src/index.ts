@@ -116,7 +116,12 @@ export type { ErrorFacts, OnError } from './serve/report.js';
 export type { CallOptions, GatehouseServer, ServerOptions } from './server.js';
 export type { AuditEntry, AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
 export { auditRow, MemoryAuditStore } from './storage/auditStore.js';
-export type { CredentialRecord, CredentialStore } from './storage/credentialStore.js';
+export type {
+  CredentialDirectory,
+  CredentialQuery,
+  CredentialRecord,
+  CredentialStore,
+} from './storage/credentialStore.js';
 export { MemoryCredentialStore } from './storage/credentialStore.js';
 export type {
   PendingAction,

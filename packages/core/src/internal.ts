@@ -1,6 +1,6 @@
 /**
  * Building blocks the sibling packages (`@gatehousejs/presenters`, `guards`, `stores`,
- * `testing`) share with core. Not part of the public API: no semver promise, and a host
+ * `testing`, `console`) share with core. Not part of the public API: no semver promise, and a host
  * should not need any of it. Adopters import from the package root.
  */
 export {
@@ -17,6 +17,8 @@ export { DEFAULT_LEASE_MS, heartbeat, leaseOf } from './pipeline/lease.js';
 export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
 export { portAllowed } from './ports.js';
 export { refuseTenantLike } from './schema/checks.js';
+export { boundedText } from './serve/body.js';
+export { listLimit } from './storage/credentialStore.js';
 export { ExpiringMap } from './storage/expiringMap.js';
 export { stripHidden, stripHiddenDeep } from './text.js';
 export { fromNow, PRESENTED_TIME_SCHEMA, presentUtc } from './time.js';

@@ -21,9 +21,29 @@ const toRecord = (row: AuditRow): AuditColumns<string> => ({
 interface ListParams {
   readonly tenant: string | null;
   readonly connection: string | null;
+  readonly channel: string | null;
+  readonly actor: string | null;
+  readonly action: string | null;
+  readonly from: number | null;
+  readonly to: number | null;
   readonly before: string | null;
   readonly limit: number;
 }
+
+/** The filters a query gives, as a key: one prepared statement per key (`tenantId: null` is its own). */
+const shapeOf = (query: AuditQuery): string =>
+  [
+    query.tenantId === undefined ? '-' : query.tenantId === null ? '0' : '1',
+    ...[
+      query.connectionId,
+      query.channel,
+      query.actorId,
+      query.action,
+      query.from,
+      query.to,
+      query.before,
+    ].map((value) => (value === undefined ? '-' : '1')),
+  ].join('');
 
 const prepareInsert = (db: SqliteDatabase) =>
   db.prepare<AuditColumns<string>>(
@@ -36,11 +56,20 @@ const prepareInsert = (db: SqliteDatabase) =>
 
 type ListStatement = ReturnType<typeof prepareList>;
 
-/** One statement per filter shape, so each uses its index (`tenant_id, id` or `connection_id, id`). */
+/**
+ * One statement per filter shape, so each uses its index (`tenant_id, id` or
+ * `connection_id, id`); every value is a bound parameter.
+ */
 function prepareList(db: SqliteDatabase, query: AuditQuery) {
   const where: string[] = [];
-  if (query.tenantId !== undefined) where.push('tenant_id = @tenant');
+  if (query.tenantId === null) where.push('tenant_id IS NULL');
+  else if (query.tenantId !== undefined) where.push('tenant_id = @tenant');
   if (query.connectionId !== undefined) where.push('connection_id = @connection');
+  if (query.channel !== undefined) where.push('channel = @channel');
+  if (query.actorId !== undefined) where.push('actor_id = @actor');
+  if (query.action !== undefined) where.push('action = @action');
+  if (query.from !== undefined) where.push('at >= @from');
+  if (query.to !== undefined) where.push('at < @to');
   if (query.before !== undefined) where.push('id < @before');
   const clause = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
   return db.prepare<ListParams, AuditColumns<string>>(
@@ -50,11 +79,12 @@ function prepareList(db: SqliteDatabase, query: AuditQuery) {
 
 /**
  * An {@link AuditStore} in `gatehouse_audit` (I15): append-only, listed newest
- * first by id (ids must sort by time; ULIDs do), filtered by tenant and
- * connection, paged with the `before` cursor. `append` refuses a second row
- * with the same id. `appendSync` runs inside the host's `db.transaction`, so
- * the audit row commits with the write it records. Rows are kept until the
- * host deletes them (retention is the host's policy).
+ * first by id (ids must sort by time; ULIDs do), filtered by tenant (or no
+ * tenant), connection, channel, actor, action and a time range on `at`, paged
+ * with the `before` cursor. `append` refuses a second row with the same id.
+ * `appendSync` runs inside the host's `db.transaction`, so the audit row
+ * commits with the write it records. Rows are kept until the host deletes
+ * them (retention is the host's policy).
  *
  * @example
  * const audit = new SqliteAuditStore(db);
@@ -83,7 +113,7 @@ export class SqliteAuditStore implements AuditStore {
   listSync(query: AuditQuery): readonly AuditRow[] {
     const limit = Math.floor(query.limit);
     if (!(limit > 0)) return [];
-    const shape = `${query.tenantId !== undefined}:${query.connectionId !== undefined}:${query.before !== undefined}`;
+    const shape = shapeOf(query);
     let statement = this.#lists.get(shape);
     if (!statement) {
       statement = prepareList(this.#db, query);
@@ -92,6 +122,11 @@ export class SqliteAuditStore implements AuditStore {
     const records = statement.all({
       tenant: query.tenantId ?? null,
       connection: query.connectionId ?? null,
+      channel: query.channel ?? null,
+      actor: query.actorId ?? null,
+      action: query.action ?? null,
+      from: query.from ?? null,
+      to: query.to ?? null,
       before: query.before ?? null,
       limit,
     });

@@ -1,4 +1,10 @@
-import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
+import type {
+  CredentialDirectory,
+  CredentialQuery,
+  CredentialRecord,
+  CredentialStore,
+} from '@gatehousejs/core';
+import { listLimit } from '@gatehousejs/core/internal';
 import type { SqliteDatabase } from './database.js';
 import { type CredentialColumns, credentialOf } from './internal/rows.js';
 import { assertSchema } from './internal/schemaVersion.js';
@@ -17,8 +23,29 @@ const toRow = (record: CredentialRecord): CredentialColumns<string> => ({
   revoked_at: record.revokedAt,
 });
 
+interface ListParams {
+  readonly tenant: string;
+  readonly creator: string | null;
+  readonly limit: number;
+}
+
+/** The listing for one shape (in or outside the tenant, by creator or not); values are parameters. */
+const prepareList = (db: SqliteDatabase, elsewhere: boolean, byCreator: boolean) =>
+  db.prepare<ListParams, CredentialColumns<string>>(
+    `SELECT * FROM gatehouse_credentials
+     WHERE ${elsewhere ? 'NOT ' : ''}EXISTS (SELECT 1 FROM json_each(tenant_ids) WHERE value = @tenant)
+       ${byCreator ? 'AND creator_id = @creator' : ''}
+     ORDER BY created_at DESC, id DESC LIMIT @limit`,
+  );
+
 function prepareCredentials(db: SqliteDatabase) {
   return {
+    lists: {
+      in: prepareList(db, false, false),
+      inByCreator: prepareList(db, false, true),
+      elsewhere: prepareList(db, true, false),
+      elsewhereByCreator: prepareList(db, true, true),
+    },
     insert: db.prepare<CredentialColumns<string>>(
       `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, creator_id, rights, client_label,
          toolset, created_at, expires_at, revoked_at)
@@ -42,12 +69,13 @@ function prepareCredentials(db: SqliteDatabase) {
  * token hash; `revoke` is one compare-and-set `UPDATE … WHERE revoked_at IS
  * NULL`, so exactly one revocation reports a change and its time is the one
  * kept. Expired and revoked credentials stay readable (admission refuses them;
- * the admin page shows them).
+ * the admin page shows them); `list` gives a tenant's credentials, or those
+ * outside it, newest first, at most 1000 (a RangeError above).
  *
  * @example
  * const credentials = new SqliteCredentialStore(db);
  */
-export class SqliteCredentialStore implements CredentialStore {
+export class SqliteCredentialStore implements CredentialStore, CredentialDirectory {
   readonly #sql: ReturnType<typeof prepareCredentials>;
   readonly #write: ReturnType<typeof writer>;
 
@@ -81,6 +109,17 @@ export class SqliteCredentialStore implements CredentialStore {
     return this.#sql.revoke.run(at, id).changes === 1;
   }
 
+  /** Synchronous {@link CredentialDirectory.list}; throws a RangeError for a limit outside 0 to 1000. */
+  listSync(query: CredentialQuery): readonly CredentialRecord[] {
+    const limit = listLimit(query.limit);
+    const shape =
+      `${query.elsewhere === true ? 'elsewhere' : 'in'}${query.creatorId === undefined ? '' : 'ByCreator'}` as const;
+    const statement = this.#sql.lists[shape];
+    return statement
+      .all({ tenant: query.tenantId, creator: query.creatorId ?? null, limit })
+      .map(credentialOf);
+  }
+
   insert(record: CredentialRecord, unit?: unknown): Promise<void> {
     return this.#write(unit, () => this.insertSync(record));
   }
@@ -95,5 +134,9 @@ export class SqliteCredentialStore implements CredentialStore {
 
   revoke(id: string, at: number, unit?: unknown): Promise<boolean> {
     return this.#write(unit, () => this.revokeSync(id, at));
+  }
+
+  async list(query: CredentialQuery): Promise<readonly CredentialRecord[]> {
+    return this.listSync(query);
   }
 }

@@ -28,8 +28,8 @@ const TOO_LARGE = (limit: number): ReadBody => ({
   message: `The request body is larger than ${limit} bytes.`,
 });
 
-/** Reads at most `limit` bytes; `undefined` when the body is larger (reading stops there). */
-async function boundedText(request: Request, limit: number): Promise<string | undefined> {
+/** Reads at most `limit` bytes as UTF-8; `undefined` when the body is larger (reading stops there). */
+export async function boundedText(request: Request, limit: number): Promise<string | undefined> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) return undefined;
   if (!request.body) return '';

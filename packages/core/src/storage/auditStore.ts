@@ -19,14 +19,37 @@ export interface AuditRow {
   readonly note: string | null;
 }
 
-/** Filters for {@link AuditStore.list}; newest first. */
+/** Filters for {@link AuditStore.list}, all ANDed; an absent filter matches every row. Newest first. */
 export interface AuditQuery {
-  readonly tenantId?: string;
+  /** Only rows of this tenant; `null` for rows with no tenant (e.g. the global kill switch). */
+  readonly tenantId?: string | null;
+  /** Only rows of this connection. */
   readonly connectionId?: string;
+  /** Only rows of this channel, exactly (`mcp`, `api`, …). */
+  readonly channel?: string;
+  /** Only rows of this actor, exactly. */
+  readonly actorId?: string;
+  /** Only rows of this tool or administrative action, exactly. */
+  readonly action?: string;
+  /** Only rows at or after this time (epoch ms, inclusive, on `at`). */
+  readonly from?: number;
+  /** Only rows before this time (epoch ms, exclusive, on `at`). */
+  readonly to?: number;
   /** Only rows older than this row id (pagination cursor). */
   readonly before?: string;
   readonly limit: number;
 }
+
+/** Whether `row` passes every filter `query` gives. */
+const matches = (row: AuditRow, query: AuditQuery): boolean =>
+  (query.tenantId === undefined || row.tenantId === query.tenantId) &&
+  (query.connectionId === undefined || row.connectionId === query.connectionId) &&
+  (query.channel === undefined || row.channel === query.channel) &&
+  (query.actorId === undefined || row.actorId === query.actorId) &&
+  (query.action === undefined || row.action === query.action) &&
+  (query.from === undefined || row.at >= query.from) &&
+  (query.to === undefined || row.at < query.to) &&
+  (query.before === undefined || row.id < query.before);
 
 /**
  * Append-only audit rows. Ids must sort by time (ULIDs do). Core appends a
@@ -56,10 +79,7 @@ export class MemoryAuditStore implements AuditStore {
     const out: AuditRow[] = [];
     for (let i = this.#rows.length - 1; i >= 0 && out.length < query.limit; i--) {
       const row = this.#rows[i]!;
-      if (query.tenantId !== undefined && row.tenantId !== query.tenantId) continue;
-      if (query.connectionId !== undefined && row.connectionId !== query.connectionId) continue;
-      if (query.before !== undefined && row.id >= query.before) continue;
-      out.push(row);
+      if (matches(row, query)) out.push(row);
     }
     return out;
   }

@@ -29,8 +29,36 @@ export interface CredentialStore {
   revoke(id: string, at: number, unit?: unknown): Promise<boolean>;
 }
 
+/** Which credentials {@link CredentialDirectory.list} returns, newest first (by `createdAt`, then `id`). */
+export interface CredentialQuery {
+  /** Credentials whose tenant list holds this tenant; with `elsewhere`, those whose list does not. */
+  readonly tenantId: string;
+  readonly elsewhere?: boolean;
+  /** Only credentials this person created. */
+  readonly creatorId?: string;
+  readonly limit: number;
+}
+
+/** Lists stored credentials, for a page that shows them (never their token, which is not stored). */
+export interface CredentialDirectory {
+  list(query: CredentialQuery): Promise<readonly CredentialRecord[]>;
+}
+
+/** The most credentials one {@link CredentialDirectory.list} call returns. */
+export const MAX_CREDENTIAL_LIST = 1_000;
+
+/** `limit` when it is an integer from 0 to 1000; else a RangeError, the same in every bundled store. */
+export function listLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_CREDENTIAL_LIST) {
+    throw new RangeError(
+      `CredentialDirectory.list: limit must be an integer from 0 to ${MAX_CREDENTIAL_LIST}; got ${String(limit)}.`,
+    );
+  }
+  return limit;
+}
+
 /** A {@link CredentialStore} in process memory. */
-export class MemoryCredentialStore implements CredentialStore {
+export class MemoryCredentialStore implements CredentialStore, CredentialDirectory {
   readonly #byHash = new Map<string, CredentialRecord>();
   readonly #byId = new Map<string, CredentialRecord>();
 
@@ -58,5 +86,17 @@ export class MemoryCredentialStore implements CredentialStore {
     this.#byId.set(id, revoked);
     this.#byHash.set(record.tokenHash, revoked);
     return true;
+  }
+
+  async list(query: CredentialQuery): Promise<readonly CredentialRecord[]> {
+    const limit = listLimit(query.limit);
+    return [...this.#byId.values()]
+      .filter(
+        (record) =>
+          record.tenantIds.includes(query.tenantId) !== (query.elsewhere === true) &&
+          (query.creatorId === undefined || record.creatorId === query.creatorId),
+      )
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit);
   }
 }

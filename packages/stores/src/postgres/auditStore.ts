@@ -14,16 +14,26 @@ const INSERT = `INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connect
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11)
   ON CONFLICT DO NOTHING`;
 
-/** The statement for one filter shape, so each uses its index (`tenant_id, id` or `connection_id, id`). */
+/**
+ * The statement for one filter shape, so each uses its index (`tenant_id, id`
+ * or `connection_id, id`); every value is a parameter. Times compare as
+ * `double precision`, so a fractional bound is compared, not refused.
+ */
 function listStatement(query: AuditQuery): { text: string; values: unknown[] } {
   const where: string[] = [];
   const values: unknown[] = [];
-  const add = (clause: string, value: unknown) => {
+  const add = (clause: string, value: unknown, cast = '') => {
     values.push(value);
-    where.push(`${clause} $${values.length}`);
+    where.push(`${clause} $${values.length}${cast}`);
   };
-  if (query.tenantId !== undefined) add('tenant_id =', query.tenantId);
+  if (query.tenantId === null) where.push('tenant_id IS NULL');
+  else if (query.tenantId !== undefined) add('tenant_id =', query.tenantId);
   if (query.connectionId !== undefined) add('connection_id =', query.connectionId);
+  if (query.channel !== undefined) add('channel =', query.channel);
+  if (query.actorId !== undefined) add('actor_id =', query.actorId);
+  if (query.action !== undefined) add('action =', query.action);
+  if (query.from !== undefined) add('at >=', query.from, '::double precision');
+  if (query.to !== undefined) add('at <', query.to, '::double precision');
   if (query.before !== undefined) add('id <', query.before);
   values.push(Math.floor(query.limit));
   const clause = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
@@ -36,10 +46,11 @@ function listStatement(query: AuditQuery): { text: string; values: unknown[] } {
 /**
  * An {@link AuditStore} in the PostgreSQL table `gatehouse_audit` (I15):
  * append-only, listed newest first by id (ids must sort by time; ULIDs do,
- * compared byte-wise), filtered by tenant and connection, paged with the
- * `before` cursor. `append` refuses a second row with the same id; given the
- * unit of work's client it writes in that transaction, so the row commits
- * with the write it records. Rows are kept until the host deletes them.
+ * compared byte-wise), filtered by tenant (or no tenant), connection,
+ * channel, actor, action and a time range on `at`, paged with the `before`
+ * cursor. `append` refuses a second row with the same id; given the unit of
+ * work's client it writes in that transaction, so the row commits with the
+ * write it records. Rows are kept until the host deletes them.
  * Requires `migrateGatehouseSchemaPostgres(pool)` first.
  *
  * @example

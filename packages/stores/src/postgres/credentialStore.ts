@@ -1,4 +1,10 @@
-import type { CredentialRecord, CredentialStore } from '@gatehousejs/core';
+import type {
+  CredentialDirectory,
+  CredentialQuery,
+  CredentialRecord,
+  CredentialStore,
+} from '@gatehousejs/core';
+import { listLimit } from '@gatehousejs/core/internal';
 import type pg from 'pg';
 import { type CredentialColumns, credentialOf } from '../internal/rows.js';
 import { on } from './sql.js';
@@ -10,19 +16,27 @@ const INSERT = `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, c
   VALUES ($1, $2, $3::text[], $4, $5::text[], $6, $7, $8, $9, $10)
   ON CONFLICT DO NOTHING`;
 
+/** The listing for one shape (in or outside the tenant, by creator or not); values are parameters. */
+const listSql = (elsewhere: boolean, byCreator: boolean): string =>
+  `SELECT * FROM gatehouse_credentials
+   WHERE ${elsewhere ? 'NOT ' : ''}($1 = ANY(tenant_ids))${byCreator ? ' AND creator_id = $3' : ''}
+   ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2`;
+
 /**
  * A {@link CredentialStore} in the PostgreSQL table `gatehouse_credentials`
  * (I4, I5): only token hashes are stored, and every lookup reads the table
  * (no cache), so a revocation on one replica holds on all of them at their
  * next call. `insert` refuses a second credential with the same id or token
  * hash; `revoke` is one compare-and-set `UPDATE … WHERE revoked_at IS NULL`,
- * so exactly one revocation reports a change. Requires
+ * so exactly one revocation reports a change. `list` gives a tenant's
+ * credentials, or those outside it, newest first (ids compared byte-wise),
+ * at most 1000 (a RangeError above). Requires
  * `migrateGatehouseSchemaPostgres(pool)` first.
  *
  * @example
  * const credentials = new PostgresCredentialStore(pool);
  */
-export class PostgresCredentialStore implements CredentialStore {
+export class PostgresCredentialStore implements CredentialStore, CredentialDirectory {
   readonly #pool: pg.Pool;
 
   constructor(pool: pg.Pool) {
@@ -59,6 +73,17 @@ export class PostgresCredentialStore implements CredentialStore {
       [at, id],
     );
     return revoked.rowCount === 1;
+  }
+
+  async list(query: CredentialQuery): Promise<readonly CredentialRecord[]> {
+    const limit = listLimit(query.limit);
+    const values: unknown[] = [query.tenantId, limit];
+    if (query.creatorId !== undefined) values.push(query.creatorId);
+    const found = await this.#pool.query<CredentialColumns<string[]>>(
+      listSql(query.elsewhere === true, query.creatorId !== undefined),
+      values,
+    );
+    return found.rows.map(credentialOf);
   }
 
   async #one(sql: string, value: string): Promise<CredentialRecord | undefined> {

@@ -1,4 +1,4 @@
-import type { AuditRow, AuditStore } from '@gatehousejs/core';
+import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { concurrently, openFixture, restarted, type StoreFactory } from './fixture.js';
 
@@ -20,11 +20,16 @@ const row = (id: string, overrides: Partial<AuditRow> = {}): AuditRow => ({
 /** Time-sortable ids, like ULIDs: `01J0000000000000000000000A`, … */
 const ulid = (i: number): string => `01J${i.toString(36).toUpperCase().padStart(23, '0')}`;
 
+/** Epoch milliseconds in this century, so a store keeping `at` in 32 bits fails. */
+const T = 1_700_000_000_000;
+
 /**
  * Registers the contract every {@link AuditStore} must keep (I15): rows come
- * back exactly as appended, newest first, filtered by tenant and connection;
- * the `before` cursor pages through all rows without gaps or repeats; `limit`
- * is honoured; 500 concurrent appends all land; rows survive a restart.
+ * back exactly as appended, newest first, filtered by tenant (`null`: rows with
+ * none), connection, channel, actor, action and `from` (inclusive) / `to`
+ * (exclusive) on `at`, all ANDed; the `before` cursor pages through all rows,
+ * filtered or not, without gaps or repeats; `limit` is honoured; 500
+ * concurrent appends all land; rows survive a restart.
  *
  * @example
  * describeAuditStore('MemoryAuditStore', () => ({ store: new MemoryAuditStore() }));
@@ -45,6 +50,132 @@ export function describeAuditStore(name: string, factory: StoreFactory<AuditStor
       expect(await ids({ tenantId: 't1', limit: 10 })).toEqual([ulid(3), ulid(2), ulid(1)]);
       expect(await ids({ connectionId: 'c1', limit: 10 })).toEqual([ulid(4), ulid(3), ulid(1)]);
       expect(await ids({ limit: 10 })).toEqual([ulid(4), ulid(3), ulid(2), ulid(1)]);
+    });
+
+    it('filters by channel, actor and action, each alone and all together', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const rows = [
+        row(ulid(1)),
+        row(ulid(2), { channel: 'api' }),
+        row(ulid(3), { actorId: 'p2' }),
+        row(ulid(4), { action: 'cancel_booking' }),
+        row(ulid(5), { channel: 'cli', actorId: null, action: 'switch.set', tenantId: null }),
+        row(ulid(6)),
+        row(ulid(7), { tenantId: 't2' }),
+      ];
+      for (const r of rows) await store.append(r);
+      const ids = async (q: AuditQuery) => (await store.list(q)).map((r) => r.id);
+      expect(await ids({ channel: 'mcp', limit: 10 })).toEqual([7, 6, 4, 3, 1].map(ulid));
+      expect(await ids({ channel: 'api', limit: 10 })).toEqual([ulid(2)]);
+      expect(await ids({ actorId: 'p2', limit: 10 })).toEqual([ulid(3)]);
+      expect(await ids({ actorId: 'p1', limit: 10 })).toEqual([7, 6, 4, 2, 1].map(ulid));
+      expect(await ids({ action: 'cancel_booking', limit: 10 })).toEqual([ulid(4)]);
+      expect(await ids({ action: 'switch.set', limit: 10 })).toEqual([ulid(5)]);
+      const all = { channel: 'mcp', actorId: 'p1', action: 'create_booking', limit: 10 } as const;
+      expect(await ids(all)).toEqual([7, 6, 1].map(ulid));
+      expect(await ids({ ...all, tenantId: 't1' })).toEqual([ulid(6), ulid(1)]);
+      expect(await ids({ ...all, channel: 'MCP' })).toEqual([]);
+      expect(await ids({ ...all, actorId: 'p3' })).toEqual([]);
+    });
+
+    it('filters by channel, actor, action and time range together', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const rows = [
+        row(ulid(1), { at: T }),
+        row(ulid(2), { at: T + 1, channel: 'api' }),
+        row(ulid(3), { at: T + 2 }),
+        row(ulid(4), { at: T + 3, actorId: 'p2' }),
+        row(ulid(5), { at: T + 4, action: 'cancel_booking' }),
+        row(ulid(6), { at: T + 5 }),
+        row(ulid(7), { at: T + 6 }),
+      ];
+      for (const r of rows) await store.append(r);
+      const ids = async (q: AuditQuery) => (await store.list(q)).map((r) => r.id);
+      const all = { channel: 'mcp', actorId: 'p1', action: 'create_booking', limit: 10 } as const;
+      expect(await ids({ ...all, from: T + 1, to: T + 6 })).toEqual([ulid(6), ulid(3)]);
+      expect(await ids({ ...all, from: T, to: T + 7 })).toEqual([7, 6, 3, 1].map(ulid));
+      expect(await ids({ ...all, from: T + 3, to: T + 5 })).toEqual([]);
+    });
+
+    it('lists only the rows without a tenant for tenantId null, and any tenant without tenantId', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const global = { tenantId: null, connectionId: null, channel: 'cli', action: 'switch.set' } as const;
+      const rows = [
+        row(ulid(1)),
+        row(ulid(2), global),
+        row(ulid(3), { tenantId: 't2' }),
+        row(ulid(4), { ...global, action: 'token.revoke' }),
+        row(ulid(5), { tenantId: '' }),
+      ];
+      for (const r of rows) await store.append(r);
+      const ids = async (q: AuditQuery) => (await store.list(q)).map((r) => r.id);
+      expect(await ids({ tenantId: null, limit: 10 })).toEqual([ulid(4), ulid(2)]);
+      expect(await ids({ tenantId: null, action: 'switch.set', limit: 10 })).toEqual([ulid(2)]);
+      expect(await ids({ tenantId: null, before: ulid(4), limit: 10 })).toEqual([ulid(2)]);
+      expect(await ids({ tenantId: 't1', limit: 10 })).toEqual([ulid(1)]);
+      expect(await ids({ tenantId: '', limit: 10 })).toEqual([ulid(5)]);
+      expect(await ids({ limit: 10 })).toEqual([5, 4, 3, 2, 1].map(ulid));
+    });
+
+    it('takes from inclusive and to exclusive, to the millisecond', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const times = [T - 1, T, T + 1, T + 999, T + 1_000];
+      for (const [i, at] of times.entries()) await store.append(row(ulid(i + 1), { at }));
+      const ats = async (q: Omit<AuditQuery, 'limit'>) =>
+        (await store.list({ ...q, limit: 10 })).map((r) => r.at - T);
+      expect(await ats({ from: T })).toEqual([1_000, 999, 1, 0]);
+      expect(await ats({ to: T + 1_000 })).toEqual([999, 1, 0, -1]);
+      expect(await ats({ from: T, to: T + 1_000 })).toEqual([999, 1, 0]);
+      expect(await ats({ from: T, to: T + 1 })).toEqual([0]);
+      expect(await ats({ from: T + 1, to: T + 1 })).toEqual([]);
+      expect(await ats({ from: T + 1_000 })).toEqual([1_000]);
+      expect(await ats({ to: T })).toEqual([-1]);
+      expect(await ats({ from: T + 1_001 })).toEqual([]);
+    });
+
+    it('pages filtered rows with the before cursor, without gaps or repeats', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      const rows = Array.from({ length: 30 }, (_, k) =>
+        row(ulid(k + 1), {
+          at: T + k * 10,
+          channel: k % 4 === 0 ? 'api' : 'mcp',
+          actorId: k % 5 === 0 ? 'p2' : 'p1',
+          action: k % 7 === 0 ? 'cancel_booking' : 'create_booking',
+          tenantId: k % 3 === 0 ? null : 't1',
+        }),
+      );
+      for (const r of rows) await store.append(r);
+      const filter = {
+        tenantId: 't1',
+        channel: 'mcp',
+        actorId: 'p1',
+        action: 'create_booking',
+        from: T + 20,
+        to: T + 270,
+      } as const;
+      const seen: string[] = [];
+      let before: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const found = await store.list({ ...filter, limit: 3, ...(before !== undefined && { before }) });
+        if (found.length === 0) break;
+        expect(found.length).toBeLessThanOrEqual(3);
+        seen.push(...found.map((r) => r.id));
+        before = found.at(-1)?.id;
+      }
+      const expected = rows
+        .filter(
+          (r) =>
+            r.tenantId === 't1' &&
+            r.channel === 'mcp' &&
+            r.actorId === 'p1' &&
+            r.action === 'create_booking' &&
+            r.at >= filter.from &&
+            r.at < filter.to,
+        )
+        .map((r) => r.id)
+        .reverse();
+      expect(expected.length).toBeGreaterThan(6);
+      expect(seen).toEqual(expected);
     });
 
     it('pages through every row with the before cursor, without gaps or repeats', async (ctx) => {
