@@ -15,6 +15,7 @@ export const alias = [
   { find: '@gatehousejs/presenters', replacement: src('./packages/presenters/src/index.ts') },
   { find: '@gatehousejs/guards', replacement: src('./packages/guards/src/index.ts') },
   { find: '@gatehousejs/access', replacement: src('./packages/access/src/index.ts') },
+  { find: '@gatehousejs/console', replacement: src('./packages/console/src/index.ts') },
   { find: '@gatehousejs/stores/postgres', replacement: src('./packages/stores/src/postgres.ts') },
   { find: '@gatehousejs/stores', replacement: src('./packages/stores/src/index.ts') },
   { find: '@gatehousejs/testing/vitest', replacement: src('./packages/testing/src/vitest.ts') },
@@ -47,8 +48,8 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Browser tests of the booking pages (Chromium through playwright-core), in
- * their own project, `booking-browser`. Project names: a plain name runs in
+ * Browser tests of the console and the booking pages (Chromium through
+ * playwright-core), in their own projects, `console-browser` and `booking-browser`. Project names: a plain name runs in
  * `npm run test:fast`; a hyphenated one (`<package>-processes`,
  * `booking-browser`) only in the full `npm test`, since test:fast runs
  * `vitest run --project '!*-*'` (vitest ORs repeated `--project` filters, so
@@ -108,9 +109,9 @@ const split = (
   ];
 };
 
-/** The booking pages in Chromium: a browser start takes 1–2 s, a page flow several round trips. */
-const browserProject = (): TestProjectInlineConfiguration => {
-  const base = isolated(project('booking-browser', './examples/booking', [BROWSER_TESTS]));
+/** Pages in Chromium (`<name>-browser`): a browser start takes 1–2 s, a page flow several round trips. */
+const browserProject = (name: string, root: string): TestProjectInlineConfiguration => {
+  const base = isolated(project(`${name}-browser`, root, [BROWSER_TESTS]));
   return { ...base, test: { ...base.test, testTimeout: 60_000, hookTimeout: 60_000 } };
 };
 
@@ -121,9 +122,11 @@ export default [
   ...split('guards', './packages/guards'),
   ...split('access', './packages/access'),
   ...split('stores', './packages/stores'),
+  ...split('console', './packages/console', [BROWSER_TESTS]),
+  browserProject('console', './packages/console'),
   ...split('testing', './packages/testing'),
   ...split('booking', './examples/booking', [BROWSER_TESTS]),
-  browserProject(),
+  browserProject('booking', './examples/booking'),
   project('docs', './docs', ['**/*.test.ts']),
   ...split('repo', '.'),
 ];

@@ -10,6 +10,7 @@ const packages = [
   'packages/guards',
   'packages/access',
   'packages/stores',
+  'packages/console',
   'packages/testing',
 ];
 let failed = false;

@@ -33,12 +33,14 @@ const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   stores: ['core'],
   guards: ['core'],
   access: ['core'],
+  console: ['core', 'access', 'presenters'],
   testing: ['core', 'presenters', 'guards', 'stores', 'access'],
 };
 
 /**
  * The package rules: core imports no sibling; presenters, stores, guards
  * and access import core only (so presenters and stores import no guards);
+ * console imports core, access and presenters, never guards or stores;
  * no library imports the example; core's `contract/` and `schema/` import
  * none of its pipeline, transports or stores; the core root entry reaches no
  * `node:` module through its relative imports.

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { EFFECT_TRAITS, EFFECTS, ERROR_CODES } from '@gatehousejs/core';
 import { RawHttpClient } from '@gatehousejs/testing';
 import { describe, expect, it, vi } from 'vitest';
@@ -7,6 +9,20 @@ import { describe, expect, it, vi } from 'vitest';
 const doc = (name: string) => readFileSync(new URL(`../${name}`, import.meta.url), 'utf8');
 
 describe('docs', () => {
+  it('keeps every quoted block of the docs equal to the tested region it quotes', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const pages = readdirSync(new URL('../', import.meta.url))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`);
+    // exits non-zero, naming the page, when a quoted block and its region differ
+    expect(() =>
+      execFileSync(process.execPath, ['scripts/quoteRegions.mjs', '--check', ...pages], {
+        cwd: root,
+        stdio: 'pipe',
+      }),
+    ).not.toThrow();
+  });
+
   it('runs the first server of the README exactly as written', async () => {
     const token = randomBytes(32).toString('hex');
     const logged = vi.spyOn(console, 'log').mockImplementation(() => undefined);

@@ -2,6 +2,7 @@ import { type Credentials, createCredentials, createSwitches, type Switches } fr
 import {
   type Approver,
   type BucketLimit,
+  type CredentialDirectory,
   type CredentialStore,
   type Effect,
   errorLog,
@@ -102,8 +103,8 @@ export interface BookingApp {
    * of its own).
    */
   credentialsIn(handle: unknown): Credentials<Right>;
-  /** The MCP credentials (hashes only), for the admin page and the CLI. */
-  readonly credentialStore: CredentialStore;
+  /** The MCP credentials (hashes only), listed on the console's Tokens page, and for the CLI. */
+  readonly credentialStore: CredentialStore & CredentialDirectory;
   readonly switches: Switches;
   readonly mcp: GatehouseServer<Right>;
   /** The OAuth authorization server whose access tokens the MCP endpoint also accepts. */

@@ -4,7 +4,7 @@ import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
 import { resourceMetadataOptions } from './oauth/resourceMetadata.js';
-import { createPagesHandler, isPagePath } from './pages/index.js';
+import { createPagesHandler } from './pages/index.js';
 
 /** Where the product listens. */
 export interface Serving extends AsyncDisposable {
@@ -44,10 +44,10 @@ function productHandler(
       const answer = metadata.fetch(request);
       if (answer) return answer;
     }
-    if (isPagePath(pathname)) {
+    if (pages.handles(pathname)) {
       const address = incoming?.socket?.remoteAddress;
       if (address !== undefined) addresses.set(request, address);
-      return pages(request);
+      return pages.fetch(request);
     }
     if (pathname === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
       return new Response(null, {

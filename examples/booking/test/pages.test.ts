@@ -3,8 +3,9 @@
  * return path), the session cookie, CSRF and Origin on every POST, MCP
  * tokens refused (I5), the security headers, escaping.
  */
+
+import { sha256Hex as sha256 } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../src/pages/context.js';
 import { createPagesHandler } from '../src/pages/index.js';
 import { createSignInLink } from '../src/pages/signInLink.js';
 import { testApp } from './fixtures/testApp.js';
@@ -47,7 +48,7 @@ describe('the operator pages: sign-in', () => {
       // No script and no inline style anywhere: the CSP would block them.
       expect(page.text).not.toMatch(/<script|<style|\sstyle=|\son[a-z]+=/i);
     }
-    const css = await anonymous.get('/assets/pages.css');
+    const css = await anonymous.get('/assets/console.css');
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect(css.headers.get('content-security-policy')).toBe("default-src 'self'; frame-ancestors 'none'");
   });
@@ -89,7 +90,7 @@ describe('the operator pages: sign-in', () => {
     expect(line).toMatch(/; HttpOnly; Path=\/; SameSite=Lax; Max-Age=\d+$/);
     expect(line).not.toContain('Secure');
     // Over TLS (a request URL with https), the same handler adds Secure and the __Host- prefix.
-    const handler = createPagesHandler(t.app);
+    const handler = createPagesHandler(t.app).fetch;
     const origin = 'https://booking.example';
     const first = await handler(new Request(`${origin}/signin`));
     const pre = cookieFrom(first.headers.getSetCookie(), '__Host-booking_presession');
@@ -206,7 +207,7 @@ describe('the operator pages: sign-in', () => {
     const throttled = await b.post('/signin', { email, password });
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(await t.count('gatehouse_rate_buckets', "key LIKE 'pages.signin.address:%'")).toBe(1);
+    expect(await t.count('gatehouse_rate_buckets', "key LIKE 'console.signin.address:%'")).toBe(1);
   });
 
   it('returns only to same-origin paths; anything else lands on /approvals', async () => {
@@ -349,7 +350,7 @@ describe('the operator pages: sign-in', () => {
 
   it('refuses a streamed form that passes 16 KiB without a declared length, reading no more than the bound', async () => {
     await using t = await testApp();
-    const handler = createPagesHandler(t.app);
+    const handler = createPagesHandler(t.app).fetch;
     let pulled = 0;
     const endless = new ReadableStream<Uint8Array>({
       pull(controller) {

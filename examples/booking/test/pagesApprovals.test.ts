@@ -49,13 +49,13 @@ describe('the approval page', () => {
     expect(page.text).toContain('data-action="approve"');
     expect(page.text).toContain('data-action="reject"');
     expect(page.text).toContain('bk_alan_check');
-    expect(page.text).toMatch(/data-credential>cred_/);
+    expect(page.text).toMatch(/data-credential="cred_/);
     expect(page.text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
     expect(posted.status).toBe(303);
     expect(posted.headers.get('location')).toBe(path);
     expect(await t.count('bookings', "id = 'bk_alan_check'")).toBe(0);
     const after = await b.get(path);
-    expect(flashIn(after.text)).toBe('Approved: sent.');
+    expect(flashIn(after.text)).toBe('Approved: Booking deleted.');
     expect(statusIn(after.text)).toBe('executed');
     expect(after.text).not.toContain('data-action="approve"');
     expect((await b.get('/approvals')).text).toContain('Nothing awaits your approval.');

@@ -59,7 +59,7 @@ describe('cookies planted beside the pages’ own', () => {
 
   it('served Secure, reads only the __Host- session: an unprefixed copy beside it is never read', async () => {
     await using t = await testApp();
-    const handler = createPagesHandler(t.app);
+    const handler = createPagesHandler(t.app).fetch;
     const olivia = encodeURIComponent((await t.app.apiAccess.openSession('p_olivia')).token);
     const vera = encodeURIComponent((await t.app.apiAccess.openSession('p_vera')).token);
     const get = (cookie: string) =>

@@ -40,6 +40,8 @@ export type { ContractPlan, ContractTool, HostFeature } from './contract/plan.js
 export { effectFromAnnotations, planContract } from './contract/plan.js';
 export type { CheckOutcome, ContractCase, RunContractOptions } from './contract/run.js';
 export { casesOf, formatOutcomes, runCase, runContract, runContractCheck } from './contract/run.js';
+export type { FormPage, FormPostOptions } from './formBrowser.js';
+export { cookieFrom, csrfIn, FormBrowser, hiddenFieldsIn } from './formBrowser.js';
 export type {
   HttpReply,
   HttpRequestOptions,

@@ -1,5 +1,6 @@
 import type {
   AuditStore,
+  CredentialDirectory,
   CredentialStore,
   Effect,
   PendingActionStore,
@@ -22,7 +23,8 @@ export interface BookingStores<THandle = unknown> {
   readonly audit: AuditStore;
   readonly switches: SwitchStore;
   readonly rateBuckets: RateBucketStore;
-  readonly credentials: CredentialStore;
+  /** Credentials, listed for the console's Tokens page. */
+  readonly credentials: CredentialStore & CredentialDirectory;
   /** One transaction on one connection; its handle is what {@link BookingDatabaseBase.writeIn} takes. */
   readonly unitOfWork: UnitOfWork<THandle>;
   /** Deletes expired replay records, pending actions and rate buckets. */

@@ -1,4 +1,12 @@
-import type { Hono } from 'hono';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  type ConsoleModule,
+  type ConsolePage,
+  type ConsoleRequest,
+  type Html,
+  html,
+  type SignedIn,
+} from '@gatehousejs/console';
 import type { BookingApp } from '../app.js';
 import type { Right } from '../domain/model.js';
 import {
@@ -12,21 +20,33 @@ import {
 import { GRANT_SECONDS } from '../oauth/lifetimes.js';
 import { RIGHT_WORDS, TOOLSET_WORDS, TOOLSETS } from '../oauth/scopes.js';
 import type { Membership } from '../services/people.js';
-import {
-  chosenWorkspace,
-  formOf,
-  nowOf,
-  type PageContext,
-  type PageEnv,
-  type SignedIn,
-  sameSecret,
-  sha256,
-  signedIn,
-} from './context.js';
-import { INTERACTION_COOKIE, readCookie } from './cookies.js';
-import { html } from './html.js';
-import { csrfField, errorPage, type Html, render, seeOther, utc } from './layout.js';
-import { signInReturningTo } from './session.js';
+
+/** The authorization server's cookie naming the interaction this browser started (set by the provider). */
+export const INTERACTION_COOKIE = '_interaction';
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Compares two strings in constant time (for equal lengths). */
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The value of a cookie the request carries exactly once. */
+function readCookie(request: Request, name: string): string | undefined {
+  const values = (request.headers.get('cookie') ?? '')
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part.startsWith(`${name}=`))
+    .map((part) => part.slice(name.length + 1));
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/** The workspace a request names among the person's, or their home one when it names none. */
+const chosenWorkspace = (workspaces: readonly Membership[], named: string | undefined) =>
+  named ? workspaces.find((m) => m.workspaceId === named) : workspaces[0];
 
 /** The rights a person can grant in a workspace: those the client asks for that their role there holds now (I4). */
 const grantableIn = (request: ConsentRequest, workspace: Membership): Right[] => {
@@ -41,8 +61,12 @@ const grantableIn = (request: ConsentRequest, workspace: Membership): Right[] =>
  * (a field changed by hand, a role changed meanwhile) is shown again, not
  * granted.
  */
-const renderedSeal = (who: SignedIn, uid: string, workspace: Membership, grantable: readonly Right[]) =>
-  sha256(`consent:${who.sessionToken}:${uid}:${workspace.workspaceId}:${[...grantable].sort().join(',')}`);
+const renderedSeal = (
+  who: SignedIn<Right>,
+  uid: string,
+  workspace: Membership,
+  grantable: readonly Right[],
+) => sha256(`consent:${who.session}:${uid}:${workspace.workspaceId}:${[...grantable].sort().join(',')}`);
 
 const consentPath = (request: ConsentRequest) => `/oauth/consent/${encodeURIComponent(request.uid)}`;
 
@@ -90,16 +114,17 @@ function rightLine(right: Right, grantable: boolean, workspace: Membership): Htm
     : html`<p data-not-held="${right}">${words}: you do not hold this right in ${workspace.name}, so it cannot be granted.</p>`;
 }
 
-function consentForm(
-  who: SignedIn,
+async function consentForm(
+  page: ConsolePage,
+  who: SignedIn<Right>,
   request: ConsentRequest,
   chosen: Membership,
   grantable: readonly Right[],
   now: number,
-): Html {
-  const until = utc(now + GRANT_SECONDS * 1000);
-  return html`<form data-form="consent" method="post" action="${consentPath(request)}">
-  ${csrfField(who.csrf)}
+): Promise<Html> {
+  const until = await page.time(now + GRANT_SECONDS * 1000, chosen.workspaceId);
+  return html`<form data-form="consent" method="post" action="${page.path(consentPath(request))}">
+  ${page.csrfField()}
   <input type="hidden" name="workspace" value="${chosen.workspaceId}">
   <input type="hidden" name="rendered" value="${renderedSeal(who, request.uid, chosen, grantable)}">
   <fieldset><legend>What it may do in ${chosen.name} (only rights you hold there now can be granted)</legend>
@@ -113,26 +138,28 @@ function consentForm(
 }
 
 /** The consent page for one workspace, with links to the person's other workspaces. */
-function consentPage(
-  c: PageContext,
+async function consentPage(
+  r: ConsoleRequest<Right>,
   app: BookingApp,
   request: ConsentRequest,
   workspaces: readonly Membership[],
   chosen: Membership,
   status = 200,
   error?: string,
-) {
-  const who = signedIn(c);
+): Promise<Response> {
+  const who = r.person!;
   const grantable = grantableIn(request, chosen);
   const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-<p data-sentence><strong data-client-name>${request.clientName}</strong> asks to act for you, ${who.person.name}, in the workspace <strong data-workspace>${chosen.name}</strong> through MCP.</p>
+<p data-sentence><strong data-client-name>${request.clientName}</strong> asks to act for you, ${who.name}, in the workspace <strong data-workspace>${chosen.name}</strong> through MCP.</p>
 ${provenanceText(request.provenance)}
 <p>Client id: <code data-client-id>${request.clientId}</code></p>
 ${redirectText(request)}
-${consentForm(who, request, chosen, grantable, nowOf(app))}
+${await consentForm(r.page, who, request, chosen, grantable, nowOf(app))}
 ${otherWorkspaces(request, workspaces, chosen)}`;
-  return render(status, { title: 'Connect a client', who, body });
+  return r.page.render(status, { title: 'Connect a client', body });
 }
+
+const nowOf = (app: BookingApp) => app.deps.clock().getTime();
 
 const EXPIRED = 'This authorization request is unknown or expired. Start again from the client.';
 
@@ -143,8 +170,8 @@ const EXPIRED = 'This authorization request is unknown or expired. Start again f
  * by someone who started the request) is refused, so nobody can collect a
  * code for a grant another person made.
  */
-function startedHere(c: PageContext, uid: string): boolean {
-  return readCookie(c.req.raw, INTERACTION_COOKIE) === uid;
+function startedHere(r: ConsoleRequest<Right>, uid: string): boolean {
+  return readCookie(r.request, INTERACTION_COOKIE) === uid;
 }
 
 const NOT_MEMBER = 'You do not work in that workspace. Choose one of yours on the consent page.';
@@ -156,78 +183,91 @@ const CHANGED =
   'What you may grant changed since the page was shown (your role, or the workspace). Check it again and answer.';
 
 /** The sign-in page, returning here: the request asks for a newer sign-in than the person's (`prompt=login`, `max_age`). */
-function signInAgain(c: PageContext): Response {
-  const url = new URL(c.req.url);
-  return seeOther(signInReturningTo(url.pathname + url.search));
+function signInAgain(r: ConsoleRequest<Right>): Response {
+  return r.page.redirect(r.page.signInUrl(r.url.pathname + r.url.search));
+}
+
+/** The GET of the consent page. */
+async function showConsent(app: BookingApp, r: ConsoleRequest<Right>): Promise<Response> {
+  const uid = r.params.uid ?? '';
+  if (!startedHere(r, uid)) return r.page.error(403, 'Started in another browser', ELSEWHERE);
+  const request = await consentRequest(app.oauth, uid);
+  if (!request) return r.page.error(404, 'Not found', EXPIRED);
+  const who = r.person!;
+  if (!signInFreshEnough(request, who.signedInAt ?? 0, nowOf(app))) return signInAgain(r);
+  const workspaces = await app.people.workspacesOf(who.id);
+  const chosen = chosenWorkspace(workspaces, r.url.searchParams.get('workspace') || undefined);
+  if (!chosen) return r.page.error(404, 'Not found', NOT_MEMBER);
+  return consentPage(r, app, request, workspaces, chosen);
+}
+
+/** The POST of the consent page: deny, or grant what the page offered. */
+async function answerConsent(app: BookingApp, r: ConsoleRequest<Right>): Promise<Response> {
+  const who = r.person!;
+  const form = r.form!;
+  const uid = r.params.uid ?? '';
+  if (!startedHere(r, uid)) return r.page.error(403, 'Started in another browser', ELSEWHERE);
+  const request = await consentRequest(app.oauth, uid);
+  if (!request) return r.page.error(404, 'Not found', EXPIRED);
+  if (form.get('decision') !== 'grant') {
+    const returnTo = await denyConsent(app.oauth, uid, nowOf(app));
+    return returnTo ? r.page.redirect(returnTo) : r.page.error(404, 'Not found', EXPIRED);
+  }
+  if (!signInFreshEnough(request, who.signedInAt ?? 0, nowOf(app))) return signInAgain(r);
+  const workspaces = await app.people.workspacesOf(who.id);
+  const chosen = chosenWorkspace(workspaces, form.get('workspace') || undefined);
+  if (!chosen || !form.get('workspace')) return r.page.error(404, 'Not found', NOT_MEMBER);
+  const grantable = grantableIn(request, chosen);
+  if (!sameSecret(form.get('rendered'), renderedSeal(who, uid, chosen, grantable)))
+    return consentPage(r, app, request, workspaces, chosen, 409, CHANGED);
+  const posted = form.all('rights');
+  const notOffered = posted.filter((right) => !(grantable as readonly string[]).includes(right));
+  if (notOffered.length > 0) {
+    const error = `You cannot grant ${notOffered.join(', ')} in ${chosen.name}: the page did not offer it.`;
+    return consentPage(r, app, request, workspaces, chosen, 400, error);
+  }
+  const outcome = await grantConsent(
+    app.oauth,
+    app.credentials,
+    request,
+    {
+      personId: who.id,
+      signedInAt: who.signedInAt ?? 0,
+      workspaceId: chosen.workspaceId,
+      rights: posted,
+      toolset: form.get('toolset') || null,
+    },
+    nowOf(app),
+  );
+  if ('error' in outcome) return consentPage(r, app, request, workspaces, chosen, 400, outcome.error);
+  return r.page.redirect(outcome.returnTo);
 }
 
 /**
  * The consent page of the OAuth authorization server (`/oauth/consent/:uid`),
- * behind the product's own sign-in, Origin check and CSRF token; the
- * product's session is the only session (the provider keeps none), so a
- * person who signed out is asked to sign in, and whoever is signed in now
- * is the one who answers. A request with `prompt=login`, or a sign-in older
- * than its `max_age`, sends the person to sign in again first, and back.
- * It shows the client's name with how the client is known, where the
- * browser goes next, the workspace the token will be for (one tenant, I3;
- * links to the person's others reload the page for them) and the rights
- * asked for in words, those the person does not hold there now not
- * grantable (I4). Allowing checks the posted workspace and rights against
- * what the page rendered (sealed in the form), mints a Gatehouse credential
- * (audited, on the tokens page) that is the grant; denying answers the
- * client `access_denied`. Only the browser that started the authorization
- * may answer it (its `_interaction` cookie).
+ * a console module: behind the product's sign-in, the console's Origin check
+ * and CSRF token; the product's session is the only session (the provider
+ * keeps none), so a person who signed out is asked to sign in, and whoever
+ * is signed in now is the one who answers. A request with `prompt=login`, or
+ * a sign-in older than its `max_age`, sends the person to sign in again
+ * first, and back. It shows the client's name with how the client is known,
+ * where the browser goes next, the workspace the token will be for (one
+ * tenant, I3; links to the person's others reload the page for them) and
+ * the rights asked for in words, those the person does not hold there now
+ * not grantable (I4). Allowing checks the posted workspace and rights
+ * against what the page rendered (sealed in the form), mints a Gatehouse
+ * credential (audited, on the tokens page) that is the grant; denying
+ * answers the client `access_denied`. Only the browser that started the
+ * authorization may answer it (its `_interaction` cookie, which the console
+ * refuses when sent twice).
  */
-export function consentRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
-  pages.get('/oauth/consent/:uid', async (c) => {
-    if (!startedHere(c, c.req.param('uid'))) return errorPage(c, 403, 'Refused', ELSEWHERE);
-    const request = await consentRequest(app.oauth, c.req.param('uid'));
-    if (!request) return errorPage(c, 404, 'Not found', EXPIRED);
-    const who = signedIn(c);
-    if (!signInFreshEnough(request, who.signedInAt, nowOf(app))) return signInAgain(c);
-    const workspaces = await app.people.workspacesOf(who.person.id);
-    const chosen = chosenWorkspace(workspaces, c.req.query('workspace') || undefined);
-    if (!chosen) return errorPage(c, 404, 'Not found', NOT_MEMBER);
-    return consentPage(c, app, request, workspaces, chosen);
-  });
-  pages.post('/oauth/consent/:uid', async (c) => {
-    const who = signedIn(c);
-    const form = formOf(c);
-    const uid = c.req.param('uid');
-    if (!startedHere(c, uid)) return errorPage(c, 403, 'Refused', ELSEWHERE);
-    const request = await consentRequest(app.oauth, uid);
-    if (!request) return errorPage(c, 404, 'Not found', EXPIRED);
-    if (form.get('decision') !== 'grant') {
-      const returnTo = await denyConsent(app.oauth, uid, nowOf(app));
-      return returnTo ? seeOther(returnTo) : errorPage(c, 404, 'Not found', EXPIRED);
-    }
-    if (!signInFreshEnough(request, who.signedInAt, nowOf(app))) return signInAgain(c);
-    const workspaces = await app.people.workspacesOf(who.person.id);
-    const chosen = chosenWorkspace(workspaces, form.get('workspace') || undefined);
-    if (!chosen || !form.get('workspace')) return errorPage(c, 404, 'Not found', NOT_MEMBER);
-    const grantable = grantableIn(request, chosen);
-    if (!sameSecret(form.get('rendered'), renderedSeal(who, uid, chosen, grantable)))
-      return consentPage(c, app, request, workspaces, chosen, 409, CHANGED);
-    const posted = form.all('rights');
-    const notOffered = posted.filter((right) => !(grantable as readonly string[]).includes(right));
-    if (notOffered.length > 0) {
-      const error = `You cannot grant ${notOffered.join(', ')} in ${chosen.name}: the page did not offer it.`;
-      return consentPage(c, app, request, workspaces, chosen, 400, error);
-    }
-    const outcome = await grantConsent(
-      app.oauth,
-      app.credentials,
-      request,
-      {
-        personId: who.person.id,
-        signedInAt: who.signedInAt,
-        workspaceId: chosen.workspaceId,
-        rights: posted,
-        toolset: form.get('toolset') || null,
-      },
-      nowOf(app),
-    );
-    if ('error' in outcome) return consentPage(c, app, request, workspaces, chosen, 400, outcome.error);
-    return seeOther(outcome.returnTo);
-  });
+export function consentModule(app: BookingApp): ConsoleModule<Right> {
+  return {
+    name: 'oauth-consent',
+    cookies: [INTERACTION_COOKIE],
+    routes: [
+      { method: 'GET', path: '/oauth/consent/:uid', handler: (r) => showConsent(app, r) },
+      { method: 'POST', path: '/oauth/consent/:uid', handler: (r) => answerConsent(app, r) },
+    ],
+  };
 }

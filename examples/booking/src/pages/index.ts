@@ -1,83 +1,97 @@
-import { isOutage } from '@gatehousejs/core';
-import { Hono } from 'hono';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../api/http.js';
+import { type ConsolePerson, createConsole, passwordSignIn } from '@gatehousejs/console';
 import type { BookingApp } from '../app.js';
-import { approvalRoutes } from './approvals.js';
-import { PAGES_CSS } from './assets.js';
-import { auditRoutes } from './audit.js';
-import { consentRoutes } from './consent.js';
-import type { PageEnv, PageOptions } from './context.js';
-import { errorPage } from './layout.js';
-import { oneCookieEach, pageHeaders, readForm, refuseTokens, sameOriginPosts } from './security.js';
-import { requireSignIn } from './session.js';
-import { signInRoutes } from './signin.js';
-import { switchRoutes } from './switches.js';
-import { tokenRoutes } from './tokens.js';
+import type { Right } from '../domain/model.js';
+import { PROVIDER_SESSION_COOKIES } from '../oauth/sessionCookies.js';
+import { consentModule } from './consent.js';
 
-export type { PageOptions } from './context.js';
 export { createSignInLink } from './signInLink.js';
 
-/** The first path segments the operator pages own. */
-const PAGE_ROOTS = new Set(['signin', 'signout', 'approvals', 'switches', 'tokens', 'audit', 'assets']);
-
-/** Whether a request path belongs to the operator pages. */
-export function isPagePath(pathname: string): boolean {
-  return PAGE_ROOTS.has(pathname.split('/')[1] ?? '') || pathname.startsWith('/oauth/consent/');
+/** What the pages need from outside the app: where a request came from, for sign-in throttling. */
+export interface PageOptions {
+  /** The client's address (the socket's), or undefined when unknown. */
+  readonly clientAddress?: (request: Request) => string | undefined;
+  /** Sign-in failures allowed per account per window; default 5. */
+  readonly accountFailures?: number;
+  /** Sign-in failures allowed per client address per window; default 20 (offices share an address). */
+  readonly addressFailures?: number;
+  /** The throttle's window in milliseconds; default 15 minutes. */
+  readonly windowMs?: number;
 }
 
-/** Every page behind sign-in; Hono's `/x/*` matches `/x` too, so each request runs the steps once. */
-const SIGNED_IN_PATHS = ['/approvals/*', '/switches/*', '/tokens/*', '/audit/*', '/oauth/consent/*'];
+/** A person as the console shows them: their workspaces now, their home first, owners marked. */
+async function consolePerson(
+  app: BookingApp,
+  personId: string,
+): Promise<Omit<ConsolePerson<Right>, 'session'> | undefined> {
+  const person = await app.people.byId(personId);
+  if (!person?.active) return undefined;
+  const memberships = await app.people.workspacesOf(personId);
+  return {
+    id: person.id,
+    name: person.name,
+    operator: person.operator,
+    workspaces: memberships.map((m) => ({
+      id: m.workspaceId,
+      name: m.name,
+      owner: m.role === 'owner',
+      rights: m.rights,
+    })),
+  };
+}
 
-function pagesApp(app: BookingApp, options: PageOptions): Hono<PageEnv> {
-  const pages = new Hono<PageEnv>();
-  pages.use(pageHeaders, oneCookieEach(app), refuseTokens(app));
-  pages.get(
-    '/assets/pages.css',
-    () => new Response(PAGES_CSS, { headers: { 'content-type': 'text/css; charset=utf-8' } }),
-  );
-  signInRoutes(pages, app, options);
-  for (const path of SIGNED_IN_PATHS)
-    pages.use(path, sameOriginPosts(app), requireSignIn(app), readForm(app));
-  approvalRoutes(pages, app);
-  switchRoutes(pages, app);
-  tokenRoutes(pages, app);
-  auditRoutes(pages, app);
-  consentRoutes(pages, app);
-  pages.notFound((c) => errorPage(c, 404, 'Not found', 'There is no page here.'));
-  pages.onError((error, c) => {
-    if (isOutage(error)) {
-      app.logger.warn({ event: 'pages', code: error.code }, 'page met a database outage');
-      return errorPage(
-        c,
-        503,
-        'Temporarily unavailable',
-        'The database did not answer; nothing was changed. Try again in a moment.',
-        { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) },
-      );
-    }
-    app.logger.error({ event: 'pages', error_type: error.name }, 'page failed');
-    return errorPage(
-      c,
-      500,
-      'Something went wrong',
-      'The page failed unexpectedly; nothing was shown. Try again.',
-    );
-  });
-  return pages;
+/** A workspace's time zone, in which the pages show every time. */
+async function zoneOf(app: BookingApp, workspaceId: string): Promise<string> {
+  const row = await app.database.reader
+    .selectFrom('workspaces')
+    .select('zone')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return row?.zone ?? 'UTC';
 }
 
 /**
- * The booking product's operator pages as a web-standard handler: sign-in
- * (password or one-time link), approvals of person actions (I9), kill
- * switches (I6), MCP tokens (I5) and the audit log (I15). Server-rendered
- * HTML, no script; every response carries a strict CSP, `no-store` and
- * `nosniff`; every POST is checked for Origin and a CSRF token; MCP tokens
- * and `Authorization` headers are refused with 401.
+ * The booking product's pages: `@gatehousejs/console` (approvals of person
+ * actions, I9; kill switches, I6; MCP tokens, I5; the audit log, I15) with
+ * its password and one-time-link sign-in on the product's people and
+ * sessions, and the OAuth consent page as a console module.
  */
-export function createPagesHandler(
-  app: BookingApp,
-  options: PageOptions = {},
-): (request: Request) => Promise<Response> {
-  const pages = pagesApp(app, options);
-  return async (request) => pages.fetch(request);
+export function createPagesHandler(app: BookingApp, options: PageOptions = {}) {
+  return createConsole<Right>({
+    origin: () => app.publicUrl.get(),
+    branding: { productName: 'Booking' },
+    cookiePrefix: 'booking',
+    signIn: passwordSignIn<Right>({
+      accounts: {
+        login: (email, password) => app.apiAccess.login(email, password),
+        async session(token) {
+          const session = await app.apiAccess.session(token);
+          return session && { personId: session.person.id, signedInAt: session.signedInAt };
+        },
+        logout: (token) => app.apiAccess.logout(token),
+        redeemLink: (token) => app.apiAccess.redeemSignInLink(token),
+        person: (personId) => consolePerson(app, personId),
+      },
+      throttle: {
+        store: app.database.stores.rateBuckets,
+        accountFailures: options.accountFailures,
+        addressFailures: options.addressFailures,
+        windowMs: options.windowMs,
+      },
+      clientAddress: options.clientAddress,
+      // the authorization server keeps no session of its own: a sign-in or sign-out leaves no trace of one
+      clearCookies: PROVIDER_SESSION_COOKIES,
+    }),
+    approvals: app.mcp.approvals,
+    credentials: app.credentials,
+    credentialStore: app.credentialStore,
+    switches: app.switches,
+    audit: app.database.stores.audit,
+    personNames: async (personId) => (await app.people.byId(personId))?.name,
+    timeZoneOf: (workspaceId) => zoneOf(app, workspaceId),
+    tokens: { toolsets: ['compact'] },
+    actions: { delete_booking: { verb: 'Delete booking', done: 'Booking deleted' } },
+    modules: [consentModule(app)],
+    logger: app.logger,
+    clock: app.deps.clock,
+  });
 }

@@ -6,8 +6,8 @@
  * the audit rows, not only what the page says.
  */
 import { expect, it } from 'vitest';
-import { browserAvailable, describeWithBrowser } from './browser.js';
-import { crossSite } from './crossSite.js';
+import { browserAvailable, describeWithBrowser } from '../../../../test/chromium.js';
+import { crossSite } from '../../../../test/crossSite.js';
 import {
   auditRows,
   browserSuite,

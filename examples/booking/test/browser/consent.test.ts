@@ -11,10 +11,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import { canaryReport, visibleText } from '../../../../test/canary.js';
+import { browserAvailable, describeWithBrowser } from '../../../../test/chromium.js';
 import { createSignInLink } from '../../src/pages/index.js';
-import { pkce, registerClient } from '../fixtures/oauthFlow.js';
-import { browserAvailable, describeWithBrowser } from './browser.js';
-import { canaryReport, visibleText } from './canary.js';
+import { authorizeQuery, pkce, registerClient } from '../fixtures/oauthFlow.js';
 import { browserSuite, fillSignIn, openSite, PEOPLE, type Site, submit } from './site.js';
 
 const availability = await browserAvailable();
@@ -40,19 +40,11 @@ async function callback(): Promise<{ url: string; received: URLSearchParams[] } 
 }
 
 /** The authorization URL a client opens in the person's browser. */
-function authorizeUrl(site: Site, clientId: string, redirectUri: string): string {
-  const query = new URLSearchParams({
-    client_id: clientId,
+const authorizeUrl = (site: Site, clientId: string, redirectUri: string): string =>
+  `${site.origin}${authorizeQuery(site, clientId, pkce().challenge, {
     redirect_uri: redirectUri,
-    response_type: 'code',
     scope: 'bookings.read customers.read',
-    code_challenge: pkce().challenge,
-    code_challenge_method: 'S256',
-    resource: site.mcpUrl.href,
-    state: 'st4te',
-  });
-  return `${site.origin}/oauth/authorize?${query}`;
-}
+  })}`;
 
 const oauthCredentials = (site: Site) =>
   site.t.rows<{ creator_id: string; tenant_ids: string; rights: string }>(

@@ -9,38 +9,21 @@
  */
 import 'reflect-metadata';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
+import {
+  browserAvailable,
+  describeWithBrowser,
+  launchBrowser,
+  type TestBrowser,
+} from '../../../../test/chromium.js';
+import { cookieTosser } from '../../../../test/crossSite.js';
 import { browserSuite, openSite, PEOPLE, type Site } from './site.js';
 
 const availability = await browserAvailable();
-
-/** A page on another port that sets the given cookies (Set-Cookie lines) when opened. */
-async function tosser(
-  setCookies: readonly string[],
-): Promise<{ url: (host: string) => string } & AsyncDisposable> {
-  const server: Server = createServer((request, response) => {
-    // only the page sets them: a late /favicon.ico answer must not plant them again after a refusal
-    if (request.url !== '/') {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [...setCookies] });
-    response.end('<!doctype html><title>A neighbour</title><p>Nothing to see.</p>');
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (host) => `http://${host}:${port}/`,
-    [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Who the pages say is signed in on `path` (the header's person), or the page's title when there is none. */
 async function shownAs(
@@ -63,14 +46,12 @@ describeWithBrowser(availability, 'cookies planted from another port', () => {
     const page = await site.signIn(context, PEOPLE.olivia, '/tokens');
     expect((await shownAs(page, `${site.origin}/tokens`)).who).toBe('Olivia Owner');
     const dans = (await site.t.app.apiAccess.openSession(PEOPLE.dan)).token;
-    await using neighbour = await tosser([`booking_page=${encodeURIComponent(dans)}; Path=/approvals`]);
+    await using neighbour = await cookieTosser([`booking_page=${encodeURIComponent(dans)}; Path=/approvals`]);
     await page.goto(neighbour.url('127.0.0.1'));
 
     const refused = await shownAs(page, `${site.origin}/approvals`);
     expect(refused).toEqual({ status: 400, who: 'Conflicting cookies' });
-    expect(await page.locator('main').textContent()).toContain(
-      'Serve these pages on a host name of their own',
-    );
+    expect(await page.locator('main').textContent()).toContain('Serve the console on a host name of its own');
     // both copies went with the refusal: the next page asks for a sign-in, as nobody
     await page.goto(`${site.origin}/approvals`);
     expect(new URL(page.url()).pathname).toBe('/signin');
@@ -151,7 +132,7 @@ describeWithBrowser(availability, 'a session cookie served Secure under __Host-'
     expect(session).toMatchObject({ secure: true, httpOnly: true, path: '/' });
 
     const dans = encodeURIComponent((await site.t.app.apiAccess.openSession(PEOPLE.dan)).token);
-    await using neighbour = await tosser([
+    await using neighbour = await cookieTosser([
       `__Host-booking_page=${dans}; Path=/; Secure`,
       `booking_page=${dans}; Path=/`,
       `booking_page=${dans}; Path=/approvals`,

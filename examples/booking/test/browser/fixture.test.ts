@@ -6,8 +6,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browserAvailable, describeWithBrowser, launchBrowser, type TestBrowser } from './browser.js';
-import { CANARIES, canaryReport, canaryText, visibleText } from './canary.js';
+import { CANARIES, canaryReport, canaryText, visibleText } from '../../../../test/canary.js';
+import {
+  browserAvailable,
+  describeWithBrowser,
+  launchBrowser,
+  type TestBrowser,
+} from '../../../../test/chromium.js';
 
 const availability = await browserAvailable();
 

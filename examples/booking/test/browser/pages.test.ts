@@ -5,9 +5,9 @@
  */
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import { canaryReport, canaryText, visibleText } from '../../../../test/canary.js';
+import { browserAvailable, describeWithBrowser } from '../../../../test/chromium.js';
 import { createSignInLink } from '../../src/pages/index.js';
-import { browserAvailable, describeWithBrowser } from './browser.js';
-import { canaryReport, canaryText, visibleText } from './canary.js';
 import { browserSuite, fillSignIn, openSite, PAGE_KIM, PEOPLE, pagesSent, request, submit } from './site.js';
 
 const availability = await browserAvailable();

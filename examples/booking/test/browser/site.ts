@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import type { RawHttpClient } from '@gatehousejs/testing';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { launchBrowser, type TestBrowser } from '../../../../test/chromium.js';
 import type { Structured } from '../fixtures/clients.js';
 import { rawClient, structured } from '../fixtures/raw.js';
 import { seededTemplate, type TestApp, type TestAppOptions, testApp } from '../fixtures/testApp.js';
-import { launchBrowser, type TestBrowser } from './browser.js';
 
 /** What a describe block of browser tests shares: one browser and one seeded database to copy. */
 export interface BrowserSuite {

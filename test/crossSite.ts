@@ -1,5 +1,7 @@
 // Another site for cross-site tests: a second local server, on another port,
-// whose page auto-submits a form to a URL of the booking product.
+// whose page auto-submits a form to a URL of the product under test, or
+// plants cookies the product receives (cookies ignore ports).
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -35,5 +37,27 @@ export async function crossSite(action: string, fields: Record<string, string>):
     pageUrl: (host) => `http://${host}:${port}/`,
     close,
     [Symbol.asyncDispose]: close,
+  };
+}
+
+/** A page on another port of the same host that sets the given cookies (Set-Cookie lines) when opened. */
+export async function cookieTosser(
+  setCookies: readonly string[],
+): Promise<{ url: (host: string) => string } & AsyncDisposable> {
+  const server: Server = createServer((request, response) => {
+    // only the page sets them: a late /favicon.ico answer must not plant them again after a refusal
+    if (request.url !== '/') {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [...setCookies] });
+    response.end('<!doctype html><title>A neighbour</title><p>Nothing to see.</p>');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (host) => `http://${host}:${port}/`,
+    [Symbol.asyncDispose]: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

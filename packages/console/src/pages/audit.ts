@@ -1,13 +1,13 @@
-import type { AuditRow } from '@gatehousejs/core';
+import type { AuditQuery, AuditRow } from '@gatehousejs/core';
 import type { Hono } from 'hono';
-import type { BookingApp } from '../app.js';
-import type { Membership } from '../services/people.js';
-import { type AuditFilter, readAudit } from './auditReader.js';
-import { chosenWorkspace, ownedWorkspaces, type PageContext, type PageEnv, signedIn } from './context.js';
-import { html } from './html.js';
-import { errorPage, type Html, render, utc } from './layout.js';
+import type { ConsoleContext, ConsoleEnv } from '../internal/context.js';
+import { signedIn } from '../internal/context.js';
+import { html } from '../internal/html.js';
+import type { Kit } from '../internal/kit.js';
+import type { ConsoleWorkspace, Html } from '../options.js';
+import { chosenWorkspace, ownedBy } from './switches.js';
 
-/** Rows per page of the audit page. */
+/** Rows per page of the audit log. */
 export const AUDIT_PAGE_SIZE = 100;
 const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -28,9 +28,9 @@ export function timeBound(name: 'from' | 'to', value: string | undefined): numbe
   return name === 'to' && DATE_ONLY.test(value) ? ms + DAY_MS : ms;
 }
 
-function auditRowHtml(row: AuditRow): Html {
+async function auditRowHtml(kit: Kit, row: AuditRow, workspaceId: string): Promise<Html> {
   return html`<tr data-audit-row data-audit-id="${row.id}">
-  <td>${utc(row.at)}</td>
+  <td>${await kit.time(row.at, workspaceId)}</td>
   <td data-channel>${row.channel}</td>
   <td data-actor>${row.actorId ?? ''}</td>
   <td data-action>${row.action}</td>
@@ -51,17 +51,16 @@ interface AuditQueryText {
 }
 
 /** A picker of the owned workspaces, when there is more than one. */
-function workspaceField(owned: readonly Membership[], chosen: string): Html {
+function workspaceField(owned: readonly ConsoleWorkspace[], chosen: string): Html {
   if (owned.length < 2) return html`<input type="hidden" name="workspace" value="${chosen}">`;
   const options = owned.map(
-    (m) =>
-      html`<option value="${m.workspaceId}" ${m.workspaceId === chosen ? 'selected' : ''}>${m.name}</option>`,
+    (w) => html`<option value="${w.id}" ${w.id === chosen ? 'selected' : ''}>${w.name}</option>`,
   );
   return html`<label>Workspace <select name="workspace" data-audit-workspace>${options}</select></label>`;
 }
 
-function filterForm(q: AuditQueryText, owned: readonly Membership[]): Html {
-  return html`<form data-form="audit-filter" method="get" action="/audit" class="filters">
+function filterForm(kit: Kit, q: AuditQueryText, owned: readonly ConsoleWorkspace[]): Html {
+  return html`<form data-form="audit-filter" method="get" action="${kit.runtime.path('/audit')}" class="filters">
   ${workspaceField(owned, q.workspace)}
   <label>Channel <input type="text" name="channel" value="${q.channel}"></label>
   <label>Person id <input type="text" name="person" value="${q.person}"></label>
@@ -72,25 +71,24 @@ function filterForm(q: AuditQueryText, owned: readonly Membership[]): Html {
 </form>`;
 }
 
-function nextLink(q: AuditQueryText, rows: readonly AuditRow[]): Html {
+function nextLink(kit: Kit, q: AuditQueryText, rows: readonly AuditRow[]): Html {
   const last = rows[rows.length - 1];
   if (rows.length < AUDIT_PAGE_SIZE || !last) return html``;
   const params = new URLSearchParams({ ...q, before: last.id });
-  return html`<p><a data-next-page href="/audit?${params.toString()}">Older rows</a></p>`;
+  return html`<p><a data-next-page href="${kit.runtime.path('/audit')}?${params.toString()}">Older rows</a></p>`;
 }
 
-async function auditPage(app: BookingApp, c: PageContext): Promise<Response> {
+async function auditPage(kit: Kit, c: ConsoleContext): Promise<Response> {
   const who = signedIn(c);
-  const owned = await ownedWorkspaces(app, who);
-  if (owned.length === 0) {
-    return errorPage(c, 403, 'Owners only', 'Only a workspace owner may read the audit log.');
-  }
+  const owned = ownedBy(who);
+  if (owned.length === 0)
+    return kit.error(c, 403, 'Owners only', 'Only a workspace owner may read the audit log.');
   const text = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
-  // by default their own workspace when they own it (listed first); one they do not own is the same 404 as none
+  // by default their home workspace when they own it (listed first); one they do not own is the same 404 as none
   const workspace = chosenWorkspace(owned, text('workspace') || undefined);
-  if (!workspace) return errorPage(c, 404, 'Not found', 'You own no workspace with this id.');
+  if (!workspace) return kit.error(c, 404, 'Not found', 'You own no workspace with this id.');
   const q: AuditQueryText = {
-    workspace: workspace.workspaceId,
+    workspace: workspace.id,
     channel: text('channel'),
     person: text('person'),
     tool: text('tool'),
@@ -100,33 +98,31 @@ async function auditPage(app: BookingApp, c: PageContext): Promise<Response> {
   const from = timeBound('from', q.from);
   const to = timeBound('to', q.to);
   const bad = [from, to].find((bound): bound is Error => bound instanceof Error);
-  if (bad) return errorPage(c, 400, 'Audit', bad.message);
-  const filter: AuditFilter = {
-    tenantId: workspace.workspaceId,
-    channel: q.channel || undefined,
-    actorId: q.person || undefined,
-    action: q.tool || undefined,
-    from: from as number | undefined,
-    to: to as number | undefined,
-    before: text('before') || undefined,
+  if (bad) return kit.error(c, 400, 'Audit log', bad.message);
+  const query: AuditQuery = {
+    tenantId: workspace.id,
+    ...(q.channel && { channel: q.channel }),
+    ...(q.person && { actorId: q.person }),
+    ...(q.tool && { action: q.tool }),
+    ...(from !== undefined && { from: from as number }),
+    ...(to !== undefined && { to: to as number }),
+    ...(text('before') && { before: text('before') }),
     limit: AUDIT_PAGE_SIZE,
   };
-  const rows = await readAudit(app, filter);
-  const body = html`${owned.length > 1 ? html`<h2 data-audit-of="${workspace.workspaceId}">${workspace.name}</h2>` : ''}
-${filterForm(q, owned)}
+  const rows = await kit.runtime.options.audit.list(query);
+  const rendered = await Promise.all(rows.map((row) => auditRowHtml(kit, row, workspace.id)));
+  const body = html`${owned.length > 1 ? html`<h2 data-audit-of="${workspace.id}">${workspace.name}</h2>` : ''}
+${filterForm(kit, q, owned)}
 ${rows.length === 0 ? html`<p class="empty">No audit rows match.</p>` : ''}
 <table class="list audit">
-<thead><tr><th>When</th><th>Channel</th><th>Person</th><th>Action</th><th>Outcome</th><th>Connection</th><th>Objects</th><th>Note</th></tr></thead>
-<tbody>${rows.map(auditRowHtml)}</tbody>
+<thead><tr><th scope="col">When</th><th scope="col">Channel</th><th scope="col">Person</th><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">Connection</th><th scope="col">Objects</th><th scope="col">Note</th></tr></thead>
+<tbody>${rendered}</tbody>
 </table>
-${nextLink(q, rows)}`;
-  return render(200, { title: 'Audit', who, body });
+${nextLink(kit, q, rows)}`;
+  return kit.render(c, 200, { title: 'Audit log', body });
 }
 
-/**
- * A workspace's audit rows, newest first, 100 a page, filtered: for owners,
- * of any workspace they own now (`?workspace=`, their own by default).
- */
-export function auditRoutes(pages: Hono<PageEnv>, app: BookingApp): void {
-  pages.get('/audit', (c) => auditPage(app, c));
+/** A workspace's audit rows (I15), newest first, 100 a page, filtered: for owners, of any workspace they own now. */
+export function auditRoutes(app: Hono<ConsoleEnv>, kit: Kit): void {
+  app.get('/audit', (c) => auditPage(kit, c));
 }

@@ -1,7 +1,7 @@
 // The injection canary of I16 for pages: markup that runs script if a page
 // inserts it as HTML instead of text, and the check that nothing ran.
 import type { Page } from 'playwright-core';
-import { dialogsOf } from './browser.js';
+import { dialogsOf } from './chromium.js';
 
 /** Each canary sets `window.__pwned` (and opens a dialog) if it is ever parsed as markup. */
 export const CANARIES = [

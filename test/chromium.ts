@@ -1,13 +1,14 @@
-// A real browser for tests of the booking pages: Debian's Chromium driven by
+// A real browser for tests of the console and the booking pages: Debian's Chromium driven by
 // playwright-core (no browser download). Without a browser the browser tests
 // are skipped with the reason in their name; under CI=true a missing or
 // broken browser fails the file instead.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Dialog, type Page } from 'playwright-core';
 import { describe, it } from 'vitest';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium.mjs';
 
 export { CHROMIUM_ARGS, CHROMIUM_PATH };
 
@@ -145,4 +146,45 @@ export function describeWithBrowser(availability: BrowserAvailability, name: str
     return;
   }
   describe.skipIf(true)(`${name} (skipped: ${reason})`, body);
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The serious and critical accessibility violations axe-core finds on the
+ * page as it stands (WCAG 2.2 A and AA rules, and best practices), one line
+ * each: `rule: what it wants (how many elements)`. axe is evaluated through
+ * the browser's debugging protocol, which the pages' CSP does not govern.
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const found = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<AxeResult> } }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: {
+        type: 'tag',
+        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
+      },
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.length,
+    }));
+  });
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes})`);
+}
+
+interface AxeResult {
+  readonly violations: readonly {
+    readonly id: string;
+    readonly impact: string | null;
+    readonly help: string;
+    readonly nodes: readonly unknown[];
+  }[];
 }

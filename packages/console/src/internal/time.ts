@@ -1,0 +1,48 @@
+import { fromNow } from '@gatehousejs/core/internal';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { html } from './html.js';
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatIn(zone: string): Intl.DateTimeFormat {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    });
+    formats.set(zone, format);
+  }
+  return format;
+}
+
+/** Whether `zone` is an IANA time zone this runtime knows. */
+export function knownZone(zone: string): boolean {
+  try {
+    formatIn(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A time as ISO 8601 in UTC, to the second. */
+export const utcText = (ms: number): string =>
+  `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+/** A time in `zone` (`Tue, 8 Dec 2026, 09:00 CET`), how far from now, and UTC in its title. */
+export function timeHtml(
+  ms: number,
+  zone: string,
+  now: number,
+): HtmlEscapedString | Promise<HtmlEscapedString> {
+  const local = formatIn(zone).format(ms);
+  return html`<time datetime="${new Date(ms).toISOString()}" title="${utcText(ms)}">${local}</time> <span class="ago">(${fromNow(ms, now)})</span>`;
+}
