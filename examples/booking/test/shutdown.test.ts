@@ -163,11 +163,22 @@ const DRAIN_MS = 300;
 const GRACE_MS = 2_500;
 
 /** One `create_booking` through `agent`, priced `price` minor units (and starting on its own day). */
+/**
+ * The `n`th booking's own half hour: 24 a day from 06:00 (clear of the
+ * night a clock change skips), from 100 days ahead, so a fast machine's
+ * thousands of writes stay inside the product's 365-day horizon.
+ */
+function slotOf(n: number): { local: string; zone: string } {
+  const minutes = 6 * 60 + (n % 24) * 30;
+  const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+  return berlin(100 + Math.floor(n / 24), time);
+}
+
 function createBooking(server: RunningBooking, agent: Agent, price: number): Promise<Exchange> {
   const sentAt = performance.now();
   const args = {
     customer_id: 'cu_grace',
-    starts_at: berlin(100 + price - FIRST_PRICE, '11:00'),
+    starts_at: slotOf(price - FIRST_PRICE),
     duration_minutes: 30,
     price: { minor_units: price, currency: 'EUR' },
   };
