@@ -5,7 +5,7 @@ import type { Options } from 'tsup';
  * The CommonJS build bundles them so `require()` of every entry loads on Node 20 and 22
  * without relying on `require(esm)`; the ESM build keeps them external.
  */
-const esmOnly = ['canonicalize', '@noble/hashes'];
+const esmOnly = ['canonicalize', '@noble/hashes', 'jose'];
 
 const common = (entry: string[]): Options => ({
   entry,

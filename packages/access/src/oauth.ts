@@ -15,7 +15,14 @@ export interface VerifiedAccessToken {
   readonly audience: string | readonly string[];
   /** The person (`sub`). */
   readonly subject: string;
+  /** The tenants the token names (I3); the request's tenant must be one of them. */
   readonly tenantIds: readonly string[];
+  /**
+   * The token names no tenant (an identity provider that knows none): the
+   * tenant is the one the request names (URL or header), and the person must
+   * work there now. A request naming none is refused.
+   */
+  readonly tenantFromRequest?: boolean | undefined;
   /** Rights the token grants by name; with `scopes` declared, its scopes' rights are added. */
   readonly rights?: readonly string[];
   /** The token's scopes (`scope`, split on spaces); they grant rights through the `scopes` option. */
@@ -137,9 +144,15 @@ export function oauthAuthenticator<TRight extends string>(
     if (!audiences.includes(options.audience))
       return refuse(401, 'The access token was issued for another audience.');
     if (claims.expiresAt <= clock().getTime()) return refuse(401, 'The access token expired.');
-    const tenant = chooseTenant(claims.tenantIds, transportTenant);
+    const tenant = claims.tenantFromRequest
+      ? transportTenant === undefined
+        ? ({ ok: false, reason: 'This token names no tenant; name one in the URL or header.' } as const)
+        : ({ ok: true, tenantId: transportTenant } as const)
+      : chooseTenant(claims.tenantIds, transportTenant);
     if (!tenant.ok) return refuse(403, tenant.reason);
     const standing = await options.people.current(tenant.tenantId, claims.subject);
+    if (!standing && claims.tenantFromRequest)
+      return refuse(403, 'The person behind this token does not work in the tenant named in the request.');
     if (!standing?.active) return refuse(401, 'The person behind this token is no longer active here.');
     const live = new Set<string>(standing.rights);
     const decision = connectionFor<TRight>(

@@ -23,6 +23,7 @@ const SOURCES = [
   './examples/notesServer.ts',
   './examples/tenants.ts',
   './examples/oauth.ts',
+  './examples/identityProvider.ts',
   './examples/cachedPeople.ts',
   './examples/apiRoutes.ts',
   './examples/sqliteSwitches.ts',
