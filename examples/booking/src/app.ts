@@ -18,7 +18,6 @@ import { seedIfEmpty } from './db/seed.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
 import { type Housekeeping, startHousekeeping } from './housekeeping.js';
 import { createMcpServer } from './mcp/server.js';
-import { purgeExpiredOAuth } from './oauth/adapter.js';
 import { mcpAuthenticator } from './oauth/authenticate.js';
 import {
   type AuthorizationServer,
@@ -135,11 +134,10 @@ export function stderrLogger(): Logger {
 const SESSION_BATCH = 100;
 const SESSION_BATCHES_PER_ROUND = 10;
 
-/** One housekeeping round: expired guard-store rows and OAuth payloads, then expired REST sessions in small batches. */
+/** One housekeeping round: expired guard-store rows and OAuth records, then expired REST sessions in small batches. */
 function housekeepingRound(database: BookingDatabase, apiAccess: ApiAccess, clock: () => Date) {
   return async () => {
     await database.stores.purgeExpired(clock().getTime());
-    await purgeExpiredOAuth(database.kysely, clock().getTime());
     for (let i = 0; i < SESSION_BATCHES_PER_ROUND; i++) {
       const purged = await apiAccess.purgeExpiredSessions(clock().getTime(), SESSION_BATCH);
       if (purged < SESSION_BATCH) break;
@@ -181,7 +179,7 @@ function wire(
   const { credentialsOver, ...access } = accessControl(database, people, clock);
   const publicUrl = publicUrlOf(options.publicUrl);
   const oauth = createAuthorizationServer({
-    db: database.kysely,
+    store: database.stores.authorization,
     credentials: access.credentials,
     credentialStore: access.credentialStore,
     origin: publicUrl.get,
@@ -190,11 +188,11 @@ function wire(
     settings: options.oauth ?? oauthSettingsFromEnv(process.env),
   });
   // revoking a credential that is an OAuth grant also deletes the grant and its tokens
-  const forgettingGrants = (service: Credentials<Right>): Credentials<Right> => ({
+  const forgettingGrants = (service: Credentials<Right>, unit?: unknown): Credentials<Right> => ({
     ...service,
     revoke: async (id, by) => {
       const changed = await service.revoke(id, by);
-      await oauth.forgetGrant(id);
+      await oauth.forgetGrant(id, unit);
       return changed;
     },
   });
@@ -232,7 +230,7 @@ function wire(
     apiAccess,
     ...access,
     credentials,
-    credentialsIn: (handle) => forgettingGrants(credentialsOver(joining(handle))),
+    credentialsIn: (handle) => forgettingGrants(credentialsOver(joining(handle)), handle),
     mcp,
     oauth,
     logger,

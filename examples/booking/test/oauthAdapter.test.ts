@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BookingDatabase, openBookingDatabase } from '../src/db/open.js';
-import { oauthAdapter, purgeExpiredOAuth } from '../src/oauth/adapter.js';
+import { oauthAdapter } from '../src/oauth/adapter.js';
 import { postgresAvailable, postgresTestDatabase } from './fixtures/postgres.js';
 
 const available = await postgresAvailable();
@@ -38,7 +38,7 @@ async function openDatabase(engine: 'sqlite' | 'postgres') {
 }
 
 const rowsOf = (database: BookingDatabase) =>
-  database.kysely.selectFrom('oauth_payloads').selectAll().orderBy('id').execute();
+  database.kysely.selectFrom('gatehouse_oauth_records').selectAll().orderBy('id').execute();
 
 describe.each([
   ['SQLite', 'sqlite' as const, true],
@@ -49,7 +49,7 @@ describe.each([
     async () => {
       await using db = await openDatabase(engine);
       let now = 1_000_000;
-      const factory = oauthAdapter(db.database.kysely, () => now);
+      const factory = oauthAdapter(db.database.stores.authorization, () => now);
       const codes = factory('AuthorizationCode');
       const sessions = factory('Interaction');
       await codes.upsert('code1', { grantId: 'g1', accountId: 'p_olivia' }, 60);
@@ -82,20 +82,20 @@ describe.each([
   it.skipIf(!enabled)('never returns an expired row, and the purge deletes it', async () => {
     await using db = await openDatabase(engine);
     let now = 10_000;
-    const tokens = oauthAdapter(db.database.kysely, () => now)('AccessToken');
+    const tokens = oauthAdapter(db.database.stores.authorization, () => now)('AccessToken');
     await tokens.upsert('short', { grantId: 'g1' }, 1);
     await tokens.upsert('long', { grantId: 'g1' }, 600);
     await tokens.upsert('client', { client_id: 'c' });
     now = 11_000;
     expect(await tokens.find('short')).toBeUndefined();
     expect(await tokens.find('long')).toBeDefined();
-    expect(await purgeExpiredOAuth(db.database.kysely, now)).toBe(1);
+    expect(await db.database.stores.authorization.purgeExpired(now)).toBe(1);
     expect((await rowsOf(db.database)).map((r) => r.id)).toEqual(['client', 'long']);
   });
 
   it.skipIf(!enabled)("revokes every row of one model's grant, and only that grant's", async () => {
     await using db = await openDatabase(engine);
-    const factory = oauthAdapter(db.database.kysely, () => 0);
+    const factory = oauthAdapter(db.database.stores.authorization, () => 0);
     await factory('RefreshToken').upsert('r1', { grantId: 'g1' }, 600);
     await factory('RefreshToken').upsert('r2', { grantId: 'g2' }, 600);
     await factory('AccessToken').upsert('a1', { grantId: 'g1' }, 600);

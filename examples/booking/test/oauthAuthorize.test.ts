@@ -52,7 +52,7 @@ describe('the authorization server metadata (RFC 8414)', () => {
     expect(metadata).not.toHaveProperty('registration_endpoint');
     expect(metadata).not.toHaveProperty('userinfo_endpoint');
     expect(metadata).not.toHaveProperty('end_session_endpoint');
-    const stored = await t.rows<{ name: string }>('SELECT name FROM oauth_keys ORDER BY name');
+    const stored = await t.rows<{ name: string }>('SELECT name FROM gatehouse_oauth_keys ORDER BY name');
     expect(stored.map((r) => r.name)).toEqual(['cookie_keys', 'jwks']);
     const jwks = (await (await fetch(`${origin}/oauth/jwks`)).json()) as { keys: Record<string, unknown>[] };
     expect(jwks.keys).toHaveLength(1);
@@ -118,20 +118,20 @@ describe('the authorization server beside the product', () => {
       body: `grant_type=authorization_code&code=${'x'.repeat(70 * 1024)}`,
     });
     expect(response.status).toBe(413);
-    expect(await t.count('oauth_keys')).toBe(0);
+    expect(await t.count('gatehouse_oauth_keys')).toBe(0);
   });
 
   it('has housekeeping delete expired OAuth rows and keep live ones', async () => {
     await using t = await testApp({ template });
     const now = Date.now();
     await t.exec(
-      "INSERT INTO oauth_payloads (model, id, payload, expires_at) VALUES ('AccessToken', 'old', '{}', ?), ('AccessToken', 'live', '{}', ?)",
+      "INSERT INTO gatehouse_oauth_records (model, id, payload, expires_at) VALUES ('AccessToken', 'old', '{}', ?), ('AccessToken', 'live', '{}', ?)",
       now - 1,
       now + 60_000,
     );
     await t.app.housekeeping.runOnce();
-    expect((await t.rows<{ id: string }>('SELECT id FROM oauth_payloads')).map((r) => r.id)).toEqual([
-      'live',
-    ]);
+    expect((await t.rows<{ id: string }>('SELECT id FROM gatehouse_oauth_records')).map((r) => r.id)).toEqual(
+      ['live'],
+    );
   });
 });

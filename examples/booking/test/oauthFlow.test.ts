@@ -49,7 +49,7 @@ describe('the authorization code flow with PKCE', () => {
     );
     expect(credential).toMatchObject({ creator_id: 'p_olivia', client_label: 'OAuth: Test Desktop' });
     expect(await t.count('gatehouse_audit', "action = 'token.create' AND channel = 'oauth'")).toBe(1);
-    expect(await t.count('oauth_payloads', "model = 'Grant' AND id = ?", credential?.id)).toBe(1);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Grant' AND id = ?", credential?.id)).toBe(1);
     const reply = await rawClient(scene.mcpUrl, flow.accessToken).listTools();
     expect(reply.status).toBe(200);
     expect(toolNames(reply)).toContain('find_bookings');
@@ -97,15 +97,17 @@ describe.skipIf(!pgAvailable)('the authorization code flow on PostgreSQL', () =>
     const scene = await sceneOf(t);
     const flow = await connect(scene, ['bookings.read', 'customers.read']);
     expect((await rawClient(scene.mcpUrl, flow.accessToken).listTools()).status).toBe(200);
-    expect(await t.count('oauth_payloads', "model = 'RefreshToken'")).toBe(1);
+    expect(await t.count('gatehouse_oauth_records', "model = 'RefreshToken'")).toBe(1);
     const rotated = await tokenRequest(scene.origin, {
       grant_type: 'refresh_token',
       refresh_token: flow.refreshToken,
       client_id: flow.clientId,
     });
     expect(rotated.status).toBe(200);
-    expect(await t.count('oauth_payloads', "model = 'RefreshToken' AND consumed_at IS NOT NULL")).toBe(1);
+    expect(
+      await t.count('gatehouse_oauth_records', "model = 'RefreshToken' AND consumed_at IS NOT NULL"),
+    ).toBe(1);
     expect((await rawClient(scene.mcpUrl, String(rotated.body.access_token)).listTools()).status).toBe(200);
-    expect(await t.count('oauth_keys')).toBe(2);
+    expect(await t.count('gatehouse_oauth_keys')).toBe(2);
   });
 });

@@ -34,14 +34,14 @@ const privateJwk = (kid: string) => ({
 describe('loadAuthorizationKeys', () => {
   it('generates the keys once and every later load (another replica) reads the same ones', async () => {
     await using d = await database();
-    const first = await loadAuthorizationKeys(d.db.kysely, {}, 1);
-    const second = await loadAuthorizationKeys(d.db.kysely, {}, 2);
+    const first = await loadAuthorizationKeys(d.db.stores.authorization, {}, 1);
+    const second = await loadAuthorizationKeys(d.db.stores.authorization, {}, 2);
     expect(second).toEqual(first);
     expect(first.jwks.keys).toHaveLength(1);
     expect(first.jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256' });
     expect(first.cookieKeys[0]?.length).toBeGreaterThanOrEqual(32);
     const rows = await d.db.kysely
-      .selectFrom('oauth_keys')
+      .selectFrom('gatehouse_oauth_keys')
       .select(['name', 'created_at'])
       .orderBy('name')
       .execute();
@@ -56,7 +56,7 @@ describe('loadAuthorizationKeys', () => {
     const jwks = JSON.stringify({ keys: [privateJwk('new'), privateJwk('old')] });
     const cookieKeys = `${'n'.repeat(32)},${'o'.repeat(32)}`;
     const keys = await loadAuthorizationKeys(
-      d.db.kysely,
+      d.db.stores.authorization,
       oauthSettingsFromEnv({
         BOOKING_OAUTH_JWKS: jwks,
         BOOKING_OAUTH_COOKIE_KEYS: cookieKeys,
@@ -65,7 +65,7 @@ describe('loadAuthorizationKeys', () => {
     );
     expect(keys.jwks.keys.map((k) => k.kid)).toEqual(['new', 'old']);
     expect(keys.cookieKeys).toEqual(['n'.repeat(32), 'o'.repeat(32)]);
-    expect(await d.db.kysely.selectFrom('oauth_keys').selectAll().execute()).toEqual([]);
+    expect(await d.db.kysely.selectFrom('gatehouse_oauth_keys').selectAll().execute()).toEqual([]);
   });
 
   it('refuses a public key, bad JSON and short cookie keys, naming the variable and not the value', async () => {
@@ -76,7 +76,9 @@ describe('loadAuthorizationKeys', () => {
       { jwks: '{not json secretish' },
       { cookieKeys: 'secretish' },
     ]) {
-      const refused = await loadAuthorizationKeys(d.db.kysely, sources, 1).catch((e: unknown) => e);
+      const refused = await loadAuthorizationKeys(d.db.stores.authorization, sources, 1).catch(
+        (e: unknown) => e,
+      );
       expect(ConfigurationError.is(refused)).toBe(true);
       expect(String((refused as Error).message)).toMatch(/BOOKING_OAUTH_(JWKS|COOKIE_KEYS)/);
       expect(String((refused as Error).message)).not.toContain('secretish');

@@ -68,6 +68,6 @@ describe('a Client ID Metadata Document client', () => {
     );
     expect(answer.status).toBe(400);
     expect(answer.headers.get('location')).toBeNull();
-    expect(await t.count('oauth_payloads', "model = 'Interaction'")).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Interaction'")).toBe(0);
   });
 });

@@ -221,7 +221,7 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
     expect(
       countIn(
         file,
-        `SELECT count(*) AS n FROM oauth_payloads WHERE model = 'Grant' AND id IN (SELECT id FROM gatehouse_credentials WHERE ${credential})`,
+        `SELECT count(*) AS n FROM gatehouse_oauth_records WHERE model = 'Grant' AND id IN (SELECT id FROM gatehouse_credentials WHERE ${credential})`,
       ),
     ).toBe(1);
     const register = await fetch(`${booking.url.origin}/oauth/register`, { method: 'POST' });
@@ -231,7 +231,7 @@ describe('a metadata-document client served over HTTPS on loopback', () => {
   it('refuses another loopback port, another name for the allowed address, private addresses and an untrusted certificate', async () => {
     // the client is refused before anyone is asked to sign in
     const browser = new PagesBrowser(booking.url.origin);
-    const interactions = "SELECT count(*) AS n FROM oauth_payloads WHERE model = 'Interaction'";
+    const interactions = "SELECT count(*) AS n FROM gatehouse_oauth_records WHERE model = 'Interaction'";
     const before = countIn(file, interactions);
     const trustedAsked = trusted.requests.length;
     const { challenge } = pkce();

@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 const oauthApp = () => testApp({ template, oauth: { dynamicRegistration: true } });
 const oauthCredentials = (t: TestApp) => t.count('gatehouse_credentials', "client_label LIKE 'OAuth:%'");
-const interactions = (t: TestApp) => t.count('oauth_payloads', "model = 'Interaction'");
+const interactions = (t: TestApp) => t.count('gatehouse_oauth_records', "model = 'Interaction'");
 
 describe('the authorization endpoint', () => {
   it('refuses a request without PKCE and one with the plain method, before any interaction', async () => {
@@ -169,7 +169,7 @@ describe('the MCP endpoint with OAuth access tokens', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer/);
     expect(await t.count('gatehouse_audit', "action = 'token.revoke' AND channel = 'admin'")).toBe(1);
-    expect(await t.count('oauth_payloads', 'grant_id = ? OR id = ?', row?.id, row?.id)).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', 'grant_id = ? OR id = ?', row?.id, row?.id)).toBe(0);
     const refresh = await tokenRequest(scene.origin, {
       grant_type: 'refresh_token',
       refresh_token: flow.refreshToken,
@@ -245,7 +245,7 @@ describe('the consent page', () => {
     const posted = await victim.post(path, { decision: 'grant', rights: ['bookings.read'] });
     expect(posted.status).toBe(403);
     expect(await oauthCredentials(t)).toBe(0);
-    expect(await t.count('oauth_payloads', "model = 'Grant'")).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Grant'")).toBe(0);
   });
 
   it('shows a right the person lacks as not grantable and refuses it when posted anyway', async () => {
@@ -267,7 +267,7 @@ describe('the consent page', () => {
     expect(posted.status).toBe(400);
     expect(posted.text).toContain('bookings.write');
     expect(await oauthCredentials(t)).toBe(0);
-    expect(await t.count('oauth_payloads', "model = 'Grant'")).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Grant'")).toBe(0);
   });
 
   it('denied: the client gets access_denied and nothing is minted', async () => {

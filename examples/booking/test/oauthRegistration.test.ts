@@ -39,7 +39,7 @@ describe('dynamic registration', () => {
     expect(response.status, JSON.stringify(body)).toBe(201);
     expect(body).not.toHaveProperty('scope');
     const [stored] = await t.rows<{ payload: string }>(
-      "SELECT payload FROM oauth_payloads WHERE model = 'Client' AND id = ?",
+      "SELECT payload FROM gatehouse_oauth_records WHERE model = 'Client' AND id = ?",
       body.client_id,
     );
     expect(JSON.parse(stored?.payload ?? '{}')).not.toHaveProperty('scope');
@@ -71,7 +71,9 @@ describe('dynamic registration', () => {
     const registered = (await response.json()) as Record<string, unknown>;
     expect(response.status, JSON.stringify(registered)).toBe(201);
     expect(registered).not.toHaveProperty('scope');
-    expect(await t.count('oauth_payloads', "model = 'Client' AND payload NOT LIKE '%\"scope\"%'")).toBe(1);
+    expect(
+      await t.count('gatehouse_oauth_records', "model = 'Client' AND payload NOT LIKE '%\"scope\"%'"),
+    ).toBe(1);
   });
 
   it('refuses a body that is not a JSON object, storing nothing', async () => {
@@ -85,13 +87,13 @@ describe('dynamic registration', () => {
       const response = await register(scene.origin, body, type);
       expect(response.status, body).toBe(400);
     }
-    expect(await t.count('oauth_payloads', "model = 'Client'")).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Client'")).toBe(0);
   });
 
   it('is off by default: 404, nothing stored', async () => {
     await using t = await testApp({ template });
     const scene = await sceneOf(t);
     expect((await register(scene.origin, JSON.stringify(CLIENT))).status).toBe(404);
-    expect(await t.count('oauth_payloads', "model = 'Client'")).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Client'")).toBe(0);
   });
 });

@@ -60,7 +60,7 @@ const listAt = async (url: URL, token: string) => (await rawClient(url, token).l
 /** Whether each refresh token of the grant is consumed, by token (opaque tokens are their row ids). */
 async function refreshTokens(db: ProcessStore, grantId: string): Promise<Record<string, boolean>> {
   const rows = await db.rows<{ id: string; consumed_at: unknown }>(
-    "SELECT id, consumed_at FROM oauth_payloads WHERE model = 'RefreshToken' AND grant_id = $1",
+    "SELECT id, consumed_at FROM gatehouse_oauth_records WHERE model = 'RefreshToken' AND grant_id = $1",
     grantId,
   );
   return Object.fromEntries(rows.map((row) => [row.id, row.consumed_at !== null]));
@@ -83,7 +83,9 @@ const oauthCredentials = (db: ProcessStore) =>
 
 /** The stored signing and cookie keys, as rows. */
 const storedKeys = (db: ProcessStore) =>
-  db.rows<{ name: string; value: string }>('SELECT name, value, created_at FROM oauth_keys ORDER BY name');
+  db.rows<{ name: string; value: string }>(
+    'SELECT name, value, created_at FROM gatehouse_oauth_keys ORDER BY name',
+  );
 
 /** The key ids the public JWKS lists. */
 async function publishedKids(origin: string): Promise<string[]> {
@@ -160,7 +162,7 @@ describe.each([
         const grantId = credential?.id ?? '';
         expect(await oauthAudit(db, 'token.create')).toBe(1);
         const grants = await db.rows(
-          "SELECT id FROM oauth_payloads WHERE model = 'Grant' AND id = $1",
+          "SELECT id FROM gatehouse_oauth_records WHERE model = 'Grant' AND id = $1",
           grantId,
         );
         expect(grants).toHaveLength(1);

@@ -75,7 +75,9 @@ describe('the client registry', () => {
     const error = await saveClient(t.app.database, client, cliActor(), Date.now()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientRegistrationError);
     expect((error as Error).message).not.toContain('u:p@'); // a credential is never echoed
-    expect(await count(t, "SELECT count(*) AS n FROM oauth_payloads WHERE model = 'Client'")).toBe(0);
+    expect(await count(t, "SELECT count(*) AS n FROM gatehouse_oauth_records WHERE model = 'Client'")).toBe(
+      0,
+    );
     expect(
       await count(t, "SELECT count(*) AS n FROM gatehouse_audit WHERE action LIKE 'oauth_client.%'"),
     ).toBe(0);
@@ -86,7 +88,7 @@ describe('the client registry', () => {
     const { database } = t.app;
     expect(await saveClient(database, CLIENT, cliActor(), Date.now())).toBe(false);
     expect(await saveClient(database, { ...CLIENT, name: 'Desk App 2' }, cliActor(), Date.now())).toBe(true);
-    expect(await listClients(database.kysely)).toEqual([
+    expect(await listClients(database, Date.now())).toEqual([
       { id: 'desk-app', name: 'Desk App 2', redirectUris: ['http://127.0.0.1/callback'] },
     ]);
     const revoke = (grantId: string, by: StaffActor) => t.app.credentials.revoke(grantId, by);
@@ -94,7 +96,7 @@ describe('the client registry', () => {
       revokedGrants: 0,
     });
     expect(await removeClient(database, 'desk-app', cliActor(), Date.now(), revoke)).toBeUndefined();
-    expect(await listClients(database.kysely)).toEqual([]);
+    expect(await listClients(database, Date.now())).toEqual([]);
     expect(
       await count(
         t,
@@ -144,7 +146,7 @@ describe('a pre-registered client', () => {
     const grantId = String(
       (
         await t.app.database.kysely
-          .selectFrom('oauth_payloads')
+          .selectFrom('gatehouse_oauth_records')
           .select('id')
           .where('model', '=', 'Grant')
           .executeTakeFirst()
@@ -174,7 +176,7 @@ describe('a pre-registered client', () => {
     expect(
       await count(
         t,
-        'SELECT count(*) AS n FROM oauth_payloads WHERE grant_id = ? OR id = ?',
+        'SELECT count(*) AS n FROM gatehouse_oauth_records WHERE grant_id = ? OR id = ?',
         grantId,
         grantId,
       ),

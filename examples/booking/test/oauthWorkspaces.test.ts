@@ -247,6 +247,6 @@ describe('the consent page for a person of several workspaces', () => {
     expect(stale.text).toContain('data-not-held="bookings.write"');
     expect(await oauthCredentials(t)).toEqual([]);
     expect(await t.count('gatehouse_audit', "action = 'token.create'")).toBe(0);
-    expect(await t.count('oauth_payloads', "model = 'Grant'")).toBe(0);
+    expect(await t.count('gatehouse_oauth_records', "model = 'Grant'")).toBe(0);
   });
 });

@@ -117,6 +117,12 @@ export type { CallOptions, GatehouseServer, ServerOptions } from './server.js';
 export type { AuditEntry, AuditQuery, AuditRow, AuditStore } from './storage/auditStore.js';
 export { auditRow, MemoryAuditStore } from './storage/auditStore.js';
 export type {
+  AuthorizationIndex,
+  AuthorizationRecord,
+  AuthorizationStore,
+} from './storage/authorizationStore.js';
+export { MAX_AUTHORIZATION_LIST, MemoryAuthorizationStore } from './storage/authorizationStore.js';
+export type {
   CredentialDirectory,
   CredentialQuery,
   CredentialRecord,

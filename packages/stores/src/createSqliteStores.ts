@@ -1,5 +1,6 @@
 import { ConfigurationError, type UnitOfWork } from '@gatehousejs/core';
 import { SqliteAuditStore } from './auditStore.js';
+import { SqliteAuthorizationStore } from './authorizationStore.js';
 import { SqliteCredentialStore } from './credentialStore.js';
 import type { SqliteDatabase } from './database.js';
 import { lockWait } from './internal/lockWait.js';
@@ -26,9 +27,11 @@ export interface PurgeCounts {
   readonly replay: number;
   readonly pendingActions: number;
   readonly rateBuckets: number;
+  /** Expired records of the OAuth authorization server (codes, tokens, sessions). */
+  readonly authorization: number;
 }
 
-/** The six SQLite stores over one database, plus a purge of everything expired. */
+/** The seven SQLite stores over one database, plus a purge of everything expired. */
 export interface SqliteStores {
   readonly replay: SqliteReplayStore;
   readonly pendingActions: SqlitePendingActionStore;
@@ -36,20 +39,23 @@ export interface SqliteStores {
   readonly switches: SqliteSwitchStore;
   readonly rateBuckets: SqliteRateBucketStore;
   readonly credentials: SqliteCredentialStore;
+  /** An OAuth authorization server's records and keys (oidc-provider's storage). */
+  readonly authorization: SqliteAuthorizationStore;
   /** The lock every writer on this handle shares; take it for the host's own writes. */
   readonly lock: WriteLock;
   /** Core's unit of work on this handle: `createServer({ unitOfWork: stores.unitOfWork })`. */
   readonly unitOfWork: UnitOfWork<SqliteDatabase>;
   /**
-   * Deletes expired replay records and rate buckets, and pending actions
-   * expired longer than `expiredRetentionMs` before `now`. Writes already sweep
+   * Deletes expired replay records, rate buckets and authorization records,
+   * and pending actions expired longer than `expiredRetentionMs` before
+   * `now`. Writes already sweep
    * a few rows each; call this from a timer or a CLI for a full clean-up.
    */
   purgeExpired(now: number): PurgeCounts;
 }
 
 /**
- * Migrates the schema (idempotent) and builds all six stores on `db`, the
+ * Migrates the schema (idempotent) and builds all seven stores on `db`, the
  * product's own database, with the unit of work and the write lock they
  * share, so a write, its audit row and its replay record commit in one
  * transaction, and bookkeeping outside it commits on its own. While another
@@ -76,6 +82,7 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
   const pendingActions = new SqlitePendingActionStore(db, { ...sweep, expiredRetentionMs: retentionMs });
   const replay = new SqliteReplayStore(db, sweep);
   const rateBuckets = new SqliteRateBucketStore(db, sweep);
+  const authorization = new SqliteAuthorizationStore(db, writes);
   return Object.freeze({
     replay,
     pendingActions,
@@ -83,12 +90,14 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
     switches: new SqliteSwitchStore(db, writes),
     rateBuckets,
     credentials: new SqliteCredentialStore(db, writes),
+    authorization,
     lock,
     unitOfWork: sqliteUnitOfWork(db, lock, { lockWaitMs }),
     purgeExpired: (now: number): PurgeCounts => ({
       replay: replay.purgeExpired(now),
       pendingActions: pendingActions.purgeSync(now - retentionMs),
       rateBuckets: rateBuckets.purgeExpired(now),
+      authorization: authorization.purgeExpiredSync(now),
     }),
   });
 }

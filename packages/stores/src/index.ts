@@ -1,4 +1,5 @@
 export { SqliteAuditStore } from './auditStore.js';
+export { SqliteAuthorizationStore } from './authorizationStore.js';
 export type { PurgeCounts, SqliteStores, SqliteStoresOptions } from './createSqliteStores.js';
 export { createSqliteStores } from './createSqliteStores.js';
 export { SqliteCredentialStore } from './credentialStore.js';

@@ -2,6 +2,7 @@
 export type { PurgeCounts } from './createSqliteStores.js';
 export type { MigrationReport } from './migrations.js';
 export { PostgresAuditStore } from './postgres/auditStore.js';
+export { PostgresAuthorizationStore } from './postgres/authorizationStore.js';
 export type { PostgresStores, PostgresStoresOptions } from './postgres/createPostgresStores.js';
 export { createPostgresStores } from './postgres/createPostgresStores.js';
 export { PostgresCredentialStore } from './postgres/credentialStore.js';

@@ -1,6 +1,7 @@
 import { MemoryPendingActionStore, type PendingActionStore } from '@gatehousejs/core';
 import {
   describeAuditStore,
+  describeAuthorizationStore,
   describeCredentialStore,
   describePendingActionStore,
   describeRateBucketStore,
@@ -10,6 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import {
   SqliteAuditStore,
+  SqliteAuthorizationStore,
   SqliteCredentialStore,
   SqlitePendingActionStore,
   SqliteRateBucketStore,
@@ -49,6 +51,10 @@ describe('the bundled pending-action stores', () => {
 describeAuditStore(
   'SqliteAuditStore',
   sqliteFactory('gatehouse_audit', (db) => new SqliteAuditStore(db)),
+);
+describeAuthorizationStore(
+  'SqliteAuthorizationStore',
+  sqliteFactory('gatehouse_oauth_records', (db) => new SqliteAuthorizationStore(db)),
 );
 describeSwitchStore(
   'SqliteSwitchStore',

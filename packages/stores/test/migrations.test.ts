@@ -27,13 +27,15 @@ describe('migrateGatehouseSchema', () => {
     expect(migrateGatehouseSchema(db, 42)).toEqual({
       from: 0,
       to: GATEHOUSE_SCHEMA_VERSION,
-      applied: [1, 2, 3, 4],
+      applied: [1, 2, 3, 4, 5],
     });
     expect(tables(db)).toEqual([
       'bookings',
       'gatehouse_audit',
       'gatehouse_credentials',
       'gatehouse_migrations',
+      'gatehouse_oauth_keys',
+      'gatehouse_oauth_records',
       'gatehouse_pending_actions',
       'gatehouse_rate_buckets',
       'gatehouse_replay',
@@ -44,6 +46,7 @@ describe('migrateGatehouseSchema', () => {
       { version: 2, name: 'replay fencing tokens', applied_at: 42 },
       { version: 3, name: 'approval by a person', applied_at: 42 },
       { version: 4, name: 'pending action claim leases', applied_at: 42 },
+      { version: 5, name: 'oauth authorization server', applied_at: 42 },
     ]);
     db.close();
   });
@@ -75,7 +78,7 @@ describe('migrateGatehouseSchema', () => {
     }
     expect(ConfigurationError.is(error)).toBe(true);
     expect(String(error)).toMatch(/version 99/);
-    expect(() => new SqliteReplayStore(db)).toThrow(/expected 4/);
+    expect(() => new SqliteReplayStore(db)).toThrow(/expected 5/);
     db.close();
   });
 
@@ -86,7 +89,7 @@ describe('migrateGatehouseSchema', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
       INSERT INTO gatehouse_replay VALUES ('done', 'completed', 'd', '{"id":"b1"}', 60000);
       INSERT INTO gatehouse_replay VALUES ('old', 'running', 'd', NULL, 1000);`);
-    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 4, applied: [2, 3, 4] });
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 1, to: 5, applied: [2, 3, 4, 5] });
     const replay = new SqliteReplayStore(db);
     expect(replay.beginSync('done', 'd', 1_000, 10)).toMatchObject({
       state: 'completed',
@@ -110,8 +113,8 @@ describe('migrateGatehouseSchema', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0), (2, 'replay fencing tokens', 0);
       INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
         '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
-    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 2, expected 4/);
-    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 2, to: 4, applied: [3, 4] });
+    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 2, expected 5/);
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 2, to: 5, applied: [3, 4, 5] });
     const store = new SqlitePendingActionStore(db);
     const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
     expect(store.findByIdSync('pa1')).toStrictEqual(before);
@@ -143,8 +146,8 @@ describe('migrateGatehouseSchema', () => {
         arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id)
       VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer', '{}', 'ad', 'ch', 's', 0, 60000, 'claimed',
         'person', 'p1');`);
-    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 3, expected 4/);
-    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 3, to: 4, applied: [4] });
+    expect(() => new SqlitePendingActionStore(db)).toThrow(/version 3, expected 5/);
+    expect(migrateGatehouseSchema(db, 7)).toEqual({ from: 3, to: 5, applied: [4, 5] });
     const store = new SqlitePendingActionStore(db);
     const before = pendingAction('pa1', { status: 'claimed', approval: 'person', creatorId: 'p1' });
     expect(store.findByIdSync('pa1')).toStrictEqual(before);

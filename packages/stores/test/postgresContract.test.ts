@@ -4,6 +4,7 @@
 import type { StoreFactory } from '@gatehousejs/testing/vitest';
 import {
   describeAuditStore,
+  describeAuthorizationStore,
   describeCredentialStore,
   describePendingActionStore,
   describeRateBucketStore,
@@ -16,6 +17,7 @@ import {
   createPostgresPool,
   migrateGatehouseSchemaPostgres,
   PostgresAuditStore,
+  PostgresAuthorizationStore,
   PostgresCredentialStore,
   PostgresPendingActionStore,
   PostgresRateBucketStore,
@@ -34,11 +36,11 @@ describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
   });
   afterAll(() => database?.drop());
 
-  /** A contract factory over `table`, emptied first; every restart opens a new pool. */
+  /** A contract factory over `table` (and `alongside`), emptied first; every restart opens a new pool. */
   const factory =
-    <S>(table: string, build: (pool: pg.Pool) => S): StoreFactory<S> =>
+    <S>(table: string, build: (pool: pg.Pool) => S, alongside: readonly string[] = []): StoreFactory<S> =>
     async () => {
-      await database.pool.query(`TRUNCATE ${table}`);
+      await database.pool.query(`TRUNCATE ${[table, ...alongside].join(', ')}`);
       const pools: pg.Pool[] = [];
       return {
         store: build(database.pool),
@@ -74,6 +76,12 @@ describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
   describeAuditStore(
     'PostgresAuditStore',
     factory('gatehouse_audit', (pool) => new PostgresAuditStore(pool)),
+  );
+  describeAuthorizationStore(
+    'PostgresAuthorizationStore',
+    factory('gatehouse_oauth_records', (pool) => new PostgresAuthorizationStore(pool), [
+      'gatehouse_oauth_keys',
+    ]),
   );
   describeSwitchStore(
     'PostgresSwitchStore',

@@ -91,7 +91,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     expect(await migrateGatehouseSchemaPostgres(pool, 1)).toEqual({
       from: 0,
       to: POSTGRES_SCHEMA_VERSION,
-      applied: [1, 2, 3],
+      applied: [1, 2, 3, 4],
     });
     expect(await migrateGatehouseSchemaPostgres(pool, 2)).toEqual({
       from: POSTGRES_SCHEMA_VERSION,
@@ -105,6 +105,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       { version: 1, applied_at: 1 },
       { version: 2, applied_at: 1 },
       { version: 3, applied_at: 1 },
+      { version: 4, applied_at: 1 },
     ]);
   });
 
@@ -115,7 +116,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       const started = await Promise.all(pools.map((pool) => createPostgresStores(pool)));
       expect(started).toHaveLength(4);
       const { rows } = await pools[0]!.query('SELECT version FROM gatehouse_migrations ORDER BY version');
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       await started[1]!.switches.set('global', true);
       expect(await started[3]!.switches.get('global')).toBe(true);
     } finally {
@@ -139,7 +140,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
       INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
         '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
-    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 3, applied: [2, 3] });
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 4, applied: [2, 3, 4] });
     const store = new PostgresPendingActionStore(pool);
     const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
     expect(await store.findById('pa1')).toStrictEqual(before);
@@ -169,7 +170,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
         arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id)
       VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer', '{}', 'ad', 'ch', 's', 0, 60000, 'claimed',
         'person', 'p1');`);
-    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 2, to: 3, applied: [3] });
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 2, to: 4, applied: [3, 4] });
     const store = new PostgresPendingActionStore(pool);
     const before = pendingAction('pa1', { status: 'claimed', approval: 'person', creatorId: 'p1' });
     expect(await store.findById('pa1')).toStrictEqual(before);
@@ -218,18 +219,26 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     });
     await stores.pendingActions.insert(action('gone', 500)); // expired long enough before 2,000
     await stores.pendingActions.insert(action('recent', 1_500)); // expired, still within the retention
+    await stores.authorization.save('AccessToken', 'gone', { payload: '{}', expiresAt: 1_000 });
+    await stores.authorization.save('AccessToken', 'live', { payload: '{}', expiresAt: 3_000 });
     const query = vi.spyOn(pool, 'query');
     const counts = await stores.purgeExpired(2_000);
     const deletes = query.mock.calls.filter(([sql]) => String(sql).trimStart().startsWith('DELETE'));
     query.mockRestore();
-    expect(counts).toEqual({ replay: 7, pendingActions: 1, rateBuckets: 5 });
-    // 7 replay rows at 2 a statement: 4 statements; 1 action: 1; 5 buckets: 3
-    expect(deletes).toHaveLength(8);
+    expect(counts).toEqual({ replay: 7, pendingActions: 1, rateBuckets: 5, authorization: 1 });
+    // 7 replay rows at 2 a statement: 4 statements; 1 action: 1; 5 buckets: 3; authorization records: 1
+    expect(deletes).toHaveLength(9);
     const left = await pool.query<{ k: string }>(
       "SELECT convert_from(key, 'UTF8') AS k FROM gatehouse_replay UNION ALL SELECT convert_from(key, 'UTF8') FROM gatehouse_rate_buckets UNION ALL SELECT id FROM gatehouse_pending_actions ORDER BY 1",
     );
     expect(left.rows.map((r) => r.k)).toEqual(['busy:read', 'live', 'recent']);
-    expect(await stores.purgeExpired(2_000)).toEqual({ replay: 0, pendingActions: 0, rateBuckets: 0 });
+    expect(await stores.purgeExpired(2_000)).toEqual({
+      replay: 0,
+      pendingActions: 0,
+      rateBuckets: 0,
+      authorization: 0,
+    });
+    expect(await stores.authorization.find('AccessToken', 'id', 'live', 2_000)).toBeDefined();
   });
 
   it('answers ping while the database answers, and rejects once it does not', async () => {

@@ -234,7 +234,7 @@ describe('SqliteRateBucketStore', () => {
 });
 
 describe('createSqliteStores', () => {
-  it('migrates, builds all six stores, and purges everything expired', () => {
+  it('migrates, builds all seven stores, and purges everything expired', async () => {
     const db = new Database(':memory:');
     const stores = createSqliteStores(db, { expiredRetentionMs: 500 });
     stores.replay.completeSync(
@@ -248,10 +248,22 @@ describe('createSqliteStores', () => {
     stores.rateBuckets.takeSync('c1:read', { capacity: 1, refillPerSecond: 10 }, 0);
     stores.pendingActions.insertSync(action('pa1', 100));
     stores.pendingActions.insertSync(action('pa2', 10_000));
-    expect(stores.purgeExpired(400)).toEqual({ replay: 1, pendingActions: 0, rateBuckets: 1 });
-    expect(stores.purgeExpired(700)).toEqual({ replay: 0, pendingActions: 1, rateBuckets: 0 });
+    await stores.authorization.save('Session', 's1', { payload: '{}', expiresAt: 300 });
+    expect(stores.purgeExpired(400)).toEqual({
+      replay: 1,
+      pendingActions: 0,
+      rateBuckets: 1,
+      authorization: 1,
+    });
+    expect(stores.purgeExpired(700)).toEqual({
+      replay: 0,
+      pendingActions: 1,
+      rateBuckets: 0,
+      authorization: 0,
+    });
     expect(Object.keys(stores).sort()).toEqual([
       'audit',
+      'authorization',
       'credentials',
       'lock',
       'pendingActions',

@@ -6,6 +6,7 @@ export { describeClaimGuard } from './guards/claimGuard.js';
 export type { OutwardGuardFactory } from './guards/outwardGuard.js';
 export { describeOutwardGuard } from './guards/outwardGuard.js';
 export { describeAuditStore } from './stores/auditStore.js';
+export { describeAuthorizationStore } from './stores/authorizationStore.js';
 export { describeCredentialStore } from './stores/credentialStore.js';
 export type { StoreFactory, StoreFixture } from './stores/fixture.js';
 export { describePendingActionStore } from './stores/pendingActionStore.js';

@@ -1,5 +1,6 @@
 import {
   MemoryAuditStore,
+  MemoryAuthorizationStore,
   MemoryCredentialStore,
   MemoryPendingActionStore,
   MemoryRateBucketStore,
@@ -8,6 +9,7 @@ import {
 } from '@gatehousejs/core';
 import {
   describeAuditStore,
+  describeAuthorizationStore,
   describeCredentialStore,
   describePendingActionStore,
   describeRateBucketStore,
@@ -22,6 +24,7 @@ describeReplayStore('MemoryReplayStore', () => {
 describePendingActionStore('MemoryPendingActionStore', () => ({ store: new MemoryPendingActionStore() }));
 describeAuditStore('MemoryAuditStore', () => ({ store: new MemoryAuditStore() }));
 describeSwitchStore('MemorySwitchStore', () => ({ store: new MemorySwitchStore() }));
+describeAuthorizationStore('MemoryAuthorizationStore', () => ({ store: new MemoryAuthorizationStore() }));
 describeRateBucketStore('MemoryRateBucketStore', () => {
   const store = new MemoryRateBucketStore();
   return { store, count: () => store.size };

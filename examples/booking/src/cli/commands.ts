@@ -236,7 +236,7 @@ const clientList: Command = {
   options: [],
   async run(app, args, io) {
     positional(args, []);
-    const clients = await listClients(app.database.kysely);
+    const clients = await listClients(app.database, app.deps.clock().getTime());
     if (clients.length === 0)
       io.out('No registered OAuth clients (metadata-document clients are not listed).\n');
     for (const c of clients) io.out(`${c.id}\t${c.name}\t${c.redirectUris.join(' ')}\n`);

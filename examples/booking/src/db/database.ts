@@ -1,5 +1,6 @@
 import type {
   AuditStore,
+  AuthorizationStore,
   CredentialDirectory,
   CredentialStore,
   Effect,
@@ -25,9 +26,11 @@ export interface BookingStores<THandle = unknown> {
   readonly rateBuckets: RateBucketStore;
   /** Credentials, listed for the console's Tokens page. */
   readonly credentials: CredentialStore & CredentialDirectory;
+  /** The OAuth authorization server's records and keys, shared by replicas. */
+  readonly authorization: AuthorizationStore;
   /** One transaction on one connection; its handle is what {@link BookingDatabaseBase.writeIn} takes. */
   readonly unitOfWork: UnitOfWork<THandle>;
-  /** Deletes expired replay records, pending actions and rate buckets. */
+  /** Deletes expired replay records, pending actions, rate buckets and authorization records. */
   purgeExpired(now: number): Promise<PurgeCounts>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;

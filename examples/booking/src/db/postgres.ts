@@ -33,8 +33,9 @@ export async function openPostgresBooking(url: string, now: number): Promise<Pos
   // hint; the replay lease (10 s) outlasts a renewal that waits that long.
   const pool = createPostgresPool({ connectionString: url, max: 10, connectionTimeoutMs: POOL_WAIT_MS });
   try {
-    await migrateProductSchemaPostgres(pool, now);
+    // Gatehouse's tables first: a product migration moves the authorization server's rows into them
     const pgStores = await createPostgresStores(pool, {});
+    await migrateProductSchemaPostgres(pool, now);
     const kysely = new Kysely<BookingTables>({ dialect: new PostgresDialect({ pool }) });
     const units = new WeakMap<object, BookingDb>();
     const writeIn = (client: pg.PoolClient): BookingDb => {

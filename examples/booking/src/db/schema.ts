@@ -170,6 +170,19 @@ CREATE TABLE memberships (
 CREATE INDEX memberships_workspace ON memberships (workspace_id);
 `,
   },
+  {
+    version: 5,
+    name: 'oauth state in the Gatehouse stores',
+    // the authorization server's records and keys move to the tables of @gatehousejs/stores
+    // (migrated first), kept as they are: signed-in clients and issued tokens stay valid
+    sql: `
+INSERT OR IGNORE INTO gatehouse_oauth_records (model, id, payload, grant_id, uid, user_code, expires_at, consumed_at)
+  SELECT model, id, payload, grant_id, uid, user_code, expires_at, consumed_at FROM oauth_payloads;
+INSERT OR IGNORE INTO gatehouse_oauth_keys (name, value, created_at) SELECT name, value, created_at FROM oauth_keys;
+DROP TABLE oauth_payloads;
+DROP TABLE oauth_keys;
+`,
+  },
 ];
 
 /** The product schema version this code writes. */

@@ -30,8 +30,9 @@ export function openSqliteBooking(file: string, now: number): SqliteBookingDatab
   const db = openDatabase(file, { busyTimeoutMs: 5_000 });
   let readDb: SqliteDatabase | undefined;
   try {
-    migrateProductSchema(db, now);
+    // Gatehouse's tables first: a product migration moves the authorization server's rows into them
     const sqliteStores = createSqliteStores(db);
+    migrateProductSchema(db, now);
     readDb = openReader(file, db);
     const kysely = kyselyOver(db);
     const stores: BookingStores<SqliteDatabase> = {

@@ -121,8 +121,8 @@ export interface BookingTables {
     created_at: number;
     expires_at: number;
   };
-  /** oidc-provider's models (grants, codes, tokens, sessions, clients) as JSON, by model and id. */
-  oauth_payloads: {
+  /** The Gatehouse stores' authorization server records (read by tests and the CLI; written through the store). */
+  gatehouse_oauth_records: {
     model: string;
     id: string;
     payload: string;
@@ -132,8 +132,8 @@ export interface BookingTables {
     expires_at: number | null;
     consumed_at: number | null;
   };
-  /** The authorization server's signing and cookie keys when not configured, shared by replicas. */
-  oauth_keys: {
+  /** The Gatehouse stores' authorization server keys, generated once and shared by replicas. */
+  gatehouse_oauth_keys: {
     name: string;
     value: string;
     created_at: number;

@@ -1,6 +1,5 @@
-import { auditRow } from '@gatehousejs/core';
+import { auditRow, MAX_AUTHORIZATION_LIST } from '@gatehousejs/core';
 import type { BookingDatabase } from '../db/database.js';
-import type { BookingDb } from '../db/tables.js';
 import type { StaffActor } from '../services/people.js';
 
 /**
@@ -17,7 +16,7 @@ export interface StaticClient {
   readonly redirectUris: readonly string[];
 }
 
-/** The `oauth_payloads` model oidc-provider reads clients from. */
+/** The model oidc-provider reads clients from. */
 const CLIENT_MODEL = 'Client';
 const CLIENT_ID = /^[A-Za-z0-9._-]{3,64}$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -87,10 +86,10 @@ function audited<T>(
   clientId: string,
   by: StaffActor,
   now: number,
-  change: (db: BookingDb) => Promise<T>,
+  change: (handle: unknown) => Promise<T>,
 ): Promise<T> {
-  return database.write(async (db, handle) => {
-    const result = await change(db);
+  return database.write(async (_db, handle) => {
+    const result = await change(handle);
     const entry = {
       channel: by.channel,
       action,
@@ -115,37 +114,21 @@ export async function saveClient(
   now: number,
 ): Promise<boolean> {
   const payload = JSON.stringify(clientMetadata(client));
-  return audited(database, 'oauth_client.add', client.id, by, now, async (db) => {
-    const existing = await db
-      .selectFrom('oauth_payloads')
-      .select('id')
-      .where('model', '=', CLIENT_MODEL)
-      .where('id', '=', client.id)
-      .executeTakeFirst();
-    const row = { payload, grant_id: null, uid: null, user_code: null, expires_at: null, consumed_at: null };
-    await db
-      .insertInto('oauth_payloads')
-      .values({ model: CLIENT_MODEL, id: client.id, ...row })
-      .onConflict((conflict) => conflict.columns(['model', 'id']).doUpdateSet(row))
-      .execute();
-    return existing !== undefined;
-  });
+  return audited(database, 'oauth_client.add', client.id, by, now, (handle) =>
+    database.stores.authorization.save(CLIENT_MODEL, client.id, { payload }, handle),
+  );
 }
 
 /** Every client registered in the database (pre-registered and dynamically registered), by id. */
 export async function listClients(
-  db: BookingDb,
+  database: BookingDatabase,
+  now: number,
 ): Promise<readonly { id: string; name: string; redirectUris: readonly string[] }[]> {
-  const rows = await db
-    .selectFrom('oauth_payloads')
-    .select(['id', 'payload'])
-    .where('model', '=', CLIENT_MODEL)
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => {
-    const metadata = JSON.parse(row.payload) as { client_name?: unknown; redirect_uris?: unknown };
+  const records = await database.stores.authorization.list(CLIENT_MODEL, now, MAX_AUTHORIZATION_LIST);
+  return records.map((record) => {
+    const metadata = JSON.parse(record.payload) as { client_name?: unknown; redirect_uris?: unknown };
     return {
-      id: row.id,
+      id: record.id,
       name: typeof metadata.client_name === 'string' ? metadata.client_name : '',
       redirectUris: Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris.map(String) : [],
     };
@@ -173,30 +156,21 @@ export async function removeClient(
   now: number,
   revokeGrant: RevokeGrant,
 ): Promise<{ readonly revokedGrants: number } | undefined> {
-  const exists = await database.kysely
-    .selectFrom('oauth_payloads')
-    .select('id')
-    .where('model', '=', CLIENT_MODEL)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!exists) return undefined;
-  const grants = await grantsOf(database.kysely, id);
+  const { authorization } = database.stores;
+  if (!(await authorization.find(CLIENT_MODEL, 'id', id, now))) return undefined;
+  const grants = await grantsOf(database, id, now);
   let revokedGrants = 0;
   for (const grantId of grants) if (await revokeGrant(grantId, by)) revokedGrants++;
-  await audited(database, 'oauth_client.remove', id, by, now, (db) =>
-    db.deleteFrom('oauth_payloads').where('model', '=', CLIENT_MODEL).where('id', '=', id).execute(),
+  await audited(database, 'oauth_client.remove', id, by, now, (handle) =>
+    authorization.destroy(CLIENT_MODEL, id, handle),
   );
   return { revokedGrants };
 }
 
 /** The ids of the grants `clientId` holds (oidc-provider keeps the client in each Grant payload). */
-async function grantsOf(db: BookingDb, clientId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('oauth_payloads')
-    .select(['id', 'payload'])
-    .where('model', '=', 'Grant')
-    .execute();
-  return rows
-    .filter((row) => (JSON.parse(row.payload) as { clientId?: unknown }).clientId === clientId)
-    .map((row) => row.id);
+async function grantsOf(database: BookingDatabase, clientId: string, now: number): Promise<string[]> {
+  const grants = await database.stores.authorization.list('Grant', now, MAX_AUTHORIZATION_LIST);
+  return grants
+    .filter((grant) => (JSON.parse(grant.payload) as { clientId?: unknown }).clientId === clientId)
+    .map((grant) => grant.id);
 }

@@ -1,6 +1,5 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { ConfigurationError } from '@gatehousejs/core';
-import type { BookingDb } from '../db/tables.js';
+import { type AuthorizationStore, ConfigurationError } from '@gatehousejs/core';
 
 /** A private JSON Web Key as oidc-provider takes it (`kty`, `kid`, the key's members). */
 export type PrivateJwk = { readonly kty: string; readonly kid?: string } & Readonly<Record<string, unknown>>;
@@ -59,25 +58,6 @@ function newSigningKey(): PrivateJwk {
 }
 
 /**
- * The value stored under `name` in `oauth_keys`, generating it once: the first
- * process to start inserts, every other keeps what is there (insert ignored
- * on conflict, then read), so all replicas agree on one value.
- */
-async function storedOnce(db: BookingDb, name: string, make: () => string, now: number): Promise<string> {
-  await db
-    .insertInto('oauth_keys')
-    .values({ name, value: make(), created_at: now })
-    .onConflict((conflict) => conflict.column('name').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('oauth_keys')
-    .select('value')
-    .where('name', '=', name)
-    .executeTakeFirstOrThrow();
-  return row.value;
-}
-
-/**
  * The signing and cookie keys: from the environment when set (rotate by
  * putting the new key first and keeping the old ones until their tokens and
  * cookies expired), otherwise generated on first start and stored in the
@@ -85,15 +65,15 @@ async function storedOnce(db: BookingDb, name: string, make: () => string, now: 
  * that names the variable, never its value.
  */
 export async function loadAuthorizationKeys(
-  db: BookingDb,
+  store: AuthorizationStore,
   sources: KeySources,
   now: number,
 ): Promise<AuthorizationKeys> {
   const jwks = sources.jwks
     ? parseJwks(sources.jwks)
-    : parseJwks(await storedOnce(db, 'jwks', () => JSON.stringify({ keys: [newSigningKey()] }), now));
+    : parseJwks(await store.keyOf('jwks', () => JSON.stringify({ keys: [newSigningKey()] }), now));
   const cookieKeys = sources.cookieKeys
     ? parseCookieKeys(sources.cookieKeys)
-    : parseCookieKeys(await storedOnce(db, 'cookie_keys', () => randomBytes(32).toString('base64url'), now));
+    : parseCookieKeys(await store.keyOf('cookie_keys', () => randomBytes(32).toString('base64url'), now));
   return { jwks, cookieKeys };
 }

@@ -1,5 +1,5 @@
+import type { AuthorizationStore } from '@gatehousejs/core';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { BookingDb } from '../db/tables.js';
 import { RIGHTS } from '../domain/model.js';
 import { oauthAdapter } from './adapter.js';
 import type { AuthorizationKeys } from './keys.js';
@@ -13,7 +13,8 @@ export interface ProviderSettings {
   /** The one resource its tokens are for: the MCP endpoint's URL (RFC 8707 audience). */
   readonly resource: string;
   readonly keys: AuthorizationKeys;
-  readonly db: BookingDb;
+  /** Where its records and keys live: the stores' AuthorizationStore, shared by replicas. */
+  readonly store: AuthorizationStore;
   readonly now: () => number;
   /** Dynamic client registration (RFC 7591) for clients without a metadata document; default off. */
   readonly dynamicRegistration?: boolean;
@@ -59,7 +60,7 @@ export const PROVIDER_ROUTES = Object.freeze({
 function configuration(settings: ProviderSettings): Configuration {
   const { resource } = settings;
   return {
-    adapter: oauthAdapter(settings.db, settings.now),
+    adapter: oauthAdapter(settings.store, settings.now),
     jwks: { keys: settings.keys.jwks.keys.map((k) => ({ ...k })) } as Configuration['jwks'],
     cookies: { keys: [...settings.keys.cookieKeys] },
     clients: [],

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Credentials, VerifiedAccessToken } from '@gatehousejs/access';
-import type { CredentialStore } from '@gatehousejs/core';
+import type { AuthorizationStore, CredentialStore } from '@gatehousejs/core';
 import type Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import type { BookingDb } from '../db/tables.js';
 import type { Right } from '../domain/model.js';
 import { providerErrorPage } from './errorPage.js';
 import { type KeySources, loadAuthorizationKeys } from './keys.js';
@@ -53,7 +52,8 @@ export function oauthSettingsFromEnv(env: NodeJS.ProcessEnv): OAuthSettings {
 
 /** What the authorization server needs from the product. */
 export interface AuthorizationServerDeps {
-  readonly db: BookingDb;
+  /** The stores' AuthorizationStore: the provider's records and keys, shared by replicas. */
+  readonly store: AuthorizationStore;
   readonly credentials: Credentials<Right>;
   readonly credentialStore: CredentialStore;
   /** The product's public origin, known once the server listens. */
@@ -86,7 +86,7 @@ export interface AuthorizationServer {
    * refresh tokens): called when its credential is revoked elsewhere (the
    * tokens page, the CLI), so a refresh fails at once too.
    */
-  forgetGrant(grantId: string): Promise<void>;
+  forgetGrant(grantId: string, unit?: unknown): Promise<void>;
 }
 
 /**
@@ -140,14 +140,14 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
   const resource = () => new URL('/mcp', `${deps.origin()}/`).href;
   const build = async (): Promise<Provider> => {
     const now = () => deps.clock().getTime();
-    const keys = await loadAuthorizationKeys(deps.db, deps.settings, now());
+    const keys = await loadAuthorizationKeys(deps.store, deps.settings, now());
     // loaded on first use only: oidc-provider warns on stderr when imported under Node 20
     const { createProvider } = await import('./provider.js');
     return createProvider({
       issuer: deps.origin(),
       resource: resource(),
       keys,
-      db: deps.db,
+      store: deps.store,
       now,
       errorPage: providerErrorPage,
       ...(deps.settings.dynamicRegistration ? { dynamicRegistration: true } : {}),
@@ -186,13 +186,8 @@ export function createAuthorizationServer(deps: AuthorizationServerDeps): Author
     },
     provider,
     resource,
-    async forgetGrant(grantId) {
-      await deps.db
-        .deleteFrom('oauth_payloads')
-        .where((eb) =>
-          eb.or([eb('grant_id', '=', grantId), eb.and([eb('model', '=', 'Grant'), eb('id', '=', grantId)])]),
-        )
-        .execute();
+    async forgetGrant(grantId, unit) {
+      await deps.store.forgetGrant(grantId, unit);
     },
     async verify(token) {
       // the provider's opaque tokens are 43 base64url characters: anything else is refused before it is built

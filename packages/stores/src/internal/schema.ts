@@ -107,4 +107,30 @@ ALTER TABLE gatehouse_pending_actions ADD COLUMN claim_fence TEXT;
 ALTER TABLE gatehouse_pending_actions ADD COLUMN claim_expires_at INTEGER;
 `,
   },
+  {
+    version: 5,
+    name: 'oauth authorization server',
+    sql: `
+CREATE TABLE gatehouse_oauth_records (
+  model TEXT NOT NULL,
+  id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  grant_id TEXT,
+  uid TEXT,
+  user_code TEXT,
+  expires_at INTEGER,
+  consumed_at INTEGER,
+  PRIMARY KEY (model, id)
+);
+CREATE INDEX gatehouse_oauth_records_grant ON gatehouse_oauth_records (grant_id);
+CREATE INDEX gatehouse_oauth_records_uid ON gatehouse_oauth_records (uid);
+CREATE INDEX gatehouse_oauth_records_user_code ON gatehouse_oauth_records (user_code);
+CREATE INDEX gatehouse_oauth_records_expires_at ON gatehouse_oauth_records (expires_at);
+CREATE TABLE gatehouse_oauth_keys (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+`,
+  },
 ];

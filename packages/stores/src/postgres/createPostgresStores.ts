@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { PurgeCounts } from '../createSqliteStores.js';
 import { duration, type SweepOptions, sweepBatch } from '../internal/options.js';
 import { PostgresAuditStore } from './auditStore.js';
+import { PostgresAuthorizationStore } from './authorizationStore.js';
 import { PostgresCredentialStore } from './credentialStore.js';
 import { migrateGatehouseSchemaPostgres } from './migrations.js';
 import { PostgresPendingActionStore } from './pendingActionStore.js';
@@ -20,7 +21,7 @@ export interface PostgresStoresOptions extends SweepOptions {
   readonly expiredRetentionMs?: number;
 }
 
-/** The six PostgreSQL stores over one pool, the unit of work, a purge and a readiness probe. */
+/** The seven PostgreSQL stores over one pool, the unit of work, a purge and a readiness probe. */
 export interface PostgresStores {
   readonly replay: PostgresReplayStore;
   readonly pendingActions: PostgresPendingActionStore;
@@ -28,13 +29,15 @@ export interface PostgresStores {
   readonly switches: PostgresSwitchStore;
   readonly rateBuckets: PostgresRateBucketStore;
   readonly credentials: PostgresCredentialStore;
+  /** An OAuth authorization server's records and keys (oidc-provider's storage). */
+  readonly authorization: PostgresAuthorizationStore;
   /** Core's unit of work on the pool: `createServer({ unitOfWork: stores.unitOfWork })`; its handle is a `PoolClient`. */
   readonly unitOfWork: UnitOfWork<pg.PoolClient>;
   /** The pool every store queries. */
   readonly pool: pg.Pool;
   /**
-   * Deletes expired replay records and rate buckets, and pending actions
-   * expired longer than `expiredRetentionMs` before `now`, `sweepBatch` rows
+   * Deletes expired replay records, rate buckets and authorization records,
+   * and pending actions expired longer than `expiredRetentionMs` before `now`, `sweepBatch` rows
    * per statement until none is left (short statements, short locks). Writes
    * already sweep a few rows each; call this from a timer or a CLI.
    */
@@ -45,7 +48,7 @@ export interface PostgresStores {
 
 /**
  * Migrates the schema (idempotent, versioned, safe when several replicas
- * start at once) and builds all six stores on `pool`, with the unit of work
+ * start at once) and builds all seven stores on `pool`, with the unit of work
  * they share: a write, its audit row and its replay record commit in one
  * transaction, and bookkeeping outside it commits on its own. Every "only
  * once" promise is one atomic statement, so it holds across every replica
@@ -69,6 +72,7 @@ export async function createPostgresStores(
   const replay = new PostgresReplayStore(pool, sweep);
   const pendingActions = new PostgresPendingActionStore(pool, { ...sweep, expiredRetentionMs: retentionMs });
   const rateBuckets = new PostgresRateBucketStore(pool, sweep);
+  const authorization = new PostgresAuthorizationStore(pool);
   return Object.freeze({
     replay,
     pendingActions,
@@ -76,12 +80,14 @@ export async function createPostgresStores(
     switches: new PostgresSwitchStore(pool),
     rateBuckets,
     credentials: new PostgresCredentialStore(pool),
+    authorization,
     unitOfWork: postgresUnitOfWork(pool),
     pool,
     purgeExpired: async (now: number): Promise<PurgeCounts> => ({
       replay: await replay.purgeExpired(now),
       pendingActions: await pendingActions.purge(now - retentionMs),
       rateBuckets: await rateBuckets.purgeExpired(now),
+      authorization: await authorization.purgeExpired(now),
     }),
     ping: async (): Promise<void> => {
       await pool.query('SELECT 1');
