@@ -9,6 +9,7 @@ import { V1_CONTENDERS, v1ServerErrors } from './contendersV1.mjs';
 import { runHandlers } from './handler.mjs';
 import { measureRounds, pairedRatio, startContenders, startLoadGenerator } from './http.mjs';
 import { runInProcess } from './inProcess.mjs';
+import { runPresenters } from './presenters.mjs';
 import { runReplayMemory, runReplaySweepCost } from './replayMemory.mjs';
 import { runReplicas } from './replicas.mjs';
 import { round, table } from './stats.mjs';
@@ -152,6 +153,21 @@ async function telemetrySection() {
     ...(otelUs === undefined ? {} : { otelUs: round(otelUs, 3) }),
     targetUs: TARGETS.noopTelemetryUs,
     met,
+  };
+}
+
+async function presentersSection() {
+  const rows = await runPresenters(PLAN.inProcess, BASELINE_DIR);
+  log(perCallTable(rows));
+  const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+  const speedup = byId.perValue.medianUs / byId.cached.medianUs;
+  log(`a new formatter per value / this build, median: ${fmt(speedup, 2)}× (info, no target)`);
+  const vsBaseline = byId.baseline ? byId.baseline.medianUs / byId.cached.medianUs : undefined;
+  if (vsBaseline !== undefined) log(`baseline / this build, median: ${fmt(vsBaseline, 2)}×`);
+  results.presenters = {
+    contenders: rows.map((r) => ({ id: r.id, medianUs: round(r.medianUs, 1), p90Us: round(r.p90Us, 1) })),
+    perValueVsCached: round(speedup, 2),
+    ...(vsBaseline === undefined ? {} : { baselineVsCached: round(vsBaseline, 2) }),
   };
 }
 
@@ -521,6 +537,7 @@ async function main() {
     '1b. In-process: telemetry absent, a no-op hook, the OpenTelemetry SDK in memory',
     telemetrySection,
   );
+  await section('1c. In-process: presenting a list of 20 bookings (times and prices)', presentersSection);
   try {
     await httpSections();
   } catch (error) {

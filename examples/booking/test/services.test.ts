@@ -1,6 +1,7 @@
 import { parseTime } from '@gatehousejs/presenters';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
+import { LIMITS } from '../src/domain/model.js';
 import { versions } from '../src/presenters.js';
 import { berlin, testApp } from './fixtures/testApp.js';
 
@@ -84,6 +85,19 @@ describe('BookingService', () => {
     expect((await bookings.create({ ...overlapping, technicianId: 'te_ravi' })).technician?.id).toBe(
       'te_ravi',
     );
+  });
+
+  it('sees an overlap with the longest booking allowed, started that long before, and not one minute more', async () => {
+    await using t = await testApp();
+    const { bookings } = t.servicesAs('ws_acme', 'p_dan');
+    // an 8-hour booking from 01:00 runs to 09:00: a booking at 08:59 overlaps it, one at 09:00 does not
+    const longest = await bookings.create({
+      ...newBooking(14, '01:00'),
+      durationMinutes: LIMITS.maxDurationMinutes,
+    });
+    const touching = { ...newBooking(14, '08:59'), customerId: 'cu_alan', durationMinutes: 15 };
+    await expect(bookings.create(touching)).rejects.toThrow(longest.id);
+    expect((await bookings.create({ ...touching, startsAt: at(14, '09:00') })).technician?.id).toBe('te_kim');
   });
 
   it('updates with the version the caller read and refuses a stale one, leaving the row unchanged', async () => {

@@ -13,6 +13,7 @@ export {
 } from './contract/envelope.js';
 export { contentDigest } from './internal/contentDigest.js';
 export { newId } from './internal/ids.js';
+export { boundedMemo, FORMATTER_LIMIT } from './internal/memo.js';
 export { DEFAULT_LEASE_MS, heartbeat, leaseOf } from './pipeline/lease.js';
 export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
 export { portAllowed } from './ports.js';

@@ -1,9 +1,22 @@
+import { boundedMemo, FORMATTER_LIMIT } from './internal/memo.js';
 import type { JsonSchema } from './json.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+
+/** `Intl.RelativeTimeFormat` by `<numeric>\0<locale>`, built once each. */
+const relativeFormat = boundedMemo(FORMATTER_LIMIT, (key) => {
+  const [numeric, locale] = key.split('\u0000') as ['auto' | 'always', string];
+  return new Intl.RelativeTimeFormat(locale, { numeric });
+});
+
+/** The weekday of an instant in UTC, in English. */
+const utcWeekday = boundedMemo(
+  1,
+  () => new Intl.DateTimeFormat('en-US', { weekday: 'long', timeZone: 'UTC' }),
+);
 
 /**
  * Distance from `now` to `then` in words ("in 3 days", "2 hours ago"),
@@ -12,8 +25,8 @@ const DAY = 24 * HOUR;
 export function fromNow(thenMs: number, nowMs: number, locale = 'en-US'): string {
   const diff = thenMs - nowMs;
   const seconds = Math.round(diff / SECOND);
-  if (seconds === 0) return new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }).format(0, 'second');
-  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'always' });
+  if (seconds === 0) return relativeFormat(`auto\u0000${locale}`).format(0, 'second');
+  const format = relativeFormat(`always\u0000${locale}`);
   if (Math.abs(seconds) < 60) return format.format(seconds, 'second');
   const minutes = Math.round(diff / MINUTE);
   if (Math.abs(minutes) < 60) return format.format(minutes, 'minute');
@@ -61,7 +74,7 @@ export const PRESENTED_TIME_SCHEMA: JsonSchema = Object.freeze({
 export function presentUtc(epochMs: number, now: Date): PresentedTime {
   const iso = new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {
-    weekday: new Intl.DateTimeFormat('en-US', { weekday: 'long', timeZone: 'UTC' }).format(epochMs),
+    weekday: utcWeekday('').format(epochMs),
     local: iso.replace(/Z$/, '+00:00'),
     zone: 'UTC',
     utc: iso,

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '@gatehousejs/core';
 import { ConfigurationError } from '@gatehousejs/core';
+import { boundedMemo, FORMATTER_LIMIT } from '@gatehousejs/core/internal';
 import type { Field } from './fieldTypes.js';
 import { exponentOf } from './internal/currencies.js';
 import { makeField, typeName } from './internal/makeField.js';
@@ -36,6 +37,18 @@ export const PRESENTED_MONEY_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+/** A currency formatter per `<locale>\0<currency>`, built once each (a bad locale or currency throws, caching nothing). */
+const moneyFormat = boundedMemo(FORMATTER_LIMIT, (key) => {
+  const [locale, currency] = key.split('\u0000') as [string, string];
+  const digits = currencyExponent(currency);
+  return new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+});
+
 /**
  * Formats money with `Intl.NumberFormat`, always with the currency's ISO
  * 4217 decimals and from the exact decimal string (never through a float).
@@ -45,13 +58,7 @@ export const PRESENTED_MONEY_SCHEMA: JsonSchema = {
  * formatMoney(moneyOf(1230, 'EUR'), { locale: 'de-DE' }); // '12,30 €'
  */
 export function formatMoney(amount: Money, options: MoneyFormatOptions = {}): string {
-  const digits = currencyExponent(amount.currency);
-  const format = new Intl.NumberFormat(options.locale ?? 'en-US', {
-    style: 'currency',
-    currency: amount.currency,
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits,
-  });
+  const format = moneyFormat(`${options.locale ?? 'en-US'}\u0000${amount.currency}`);
   return format.format(moneyToDecimal(amount) as Intl.StringNumericLiteral);
 }
 

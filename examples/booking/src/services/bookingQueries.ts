@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { BookingDb } from '../db/tables.js';
-import type { Booking, BookingStatus } from '../domain/model.js';
+import { type Booking, type BookingStatus, LIMITS } from '../domain/model.js';
 import { zoned } from './support.js';
 
 /** A booking row joined with the names it refers to. */
@@ -137,6 +137,9 @@ export class BookingQueries {
       .where('b.technician_id', '=', technicianId)
       .where('b.status', 'in', LIVE)
       .where('b.starts_at', '<', endMs)
+      // no booking lasts longer than the limit, so one that started earlier ended before startMs:
+      // the range on (workspace_id, starts_at) stays a few hours wide however many bookings there are
+      .where('b.starts_at', '>', startMs - LIMITS.maxDurationMinutes * 60_000)
       .where(sql<number>`b.starts_at + b.duration_minutes * 60000`, '>', startMs)
       .$if(except.length > 0, (q) => q.where('b.id', 'not in', except))
       .orderBy('b.starts_at')

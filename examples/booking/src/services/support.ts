@@ -88,13 +88,17 @@ export function workspaceOf(deps: ServiceDeps, actor: Actor): Promise<Workspace>
 export const zoned = (ms: number, zone: string): Temporal.ZonedDateTime =>
   Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(zone);
 
+/** A calendar date in words, built once: its day is read in UTC from the date's own fields. */
+const SPOKEN_DATE = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
 /** A local time for people: `Tuesday, 5 May 2026, 09:00 (Europe/Berlin)`. */
 export function spokenTime(time: Temporal.ZonedDateTime): string {
-  const date = time.toPlainDate().toLocaleString('en-GB', {
-    weekday: 'long',
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-  });
+  const date = SPOKEN_DATE.format(Date.UTC(time.year, time.month - 1, time.day));
   return `${date}, ${time.toPlainTime().toString({ smallestUnit: 'minute' })} (${time.timeZoneId})`;
 }

@@ -1,13 +1,12 @@
-import { fromNow } from '@gatehousejs/core/internal';
+import { boundedMemo, FORMATTER_LIMIT, fromNow } from '@gatehousejs/core/internal';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { html } from './html.js';
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-function formatIn(zone: string): Intl.DateTimeFormat {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
+/** A date-time formatter per zone, built once each; zones come from data, so the cache is bounded. */
+const formatIn = boundedMemo(
+  FORMATTER_LIMIT,
+  (zone) =>
+    new Intl.DateTimeFormat('en-GB', {
       timeZone: zone,
       weekday: 'short',
       day: 'numeric',
@@ -17,11 +16,8 @@ function formatIn(zone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       hourCycle: 'h23',
       timeZoneName: 'short',
-    });
-    formats.set(zone, format);
-  }
-  return format;
-}
+    }),
+);
 
 /** Whether `zone` is an IANA time zone this runtime knows. */
 export function knownZone(zone: string): boolean {
