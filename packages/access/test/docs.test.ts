@@ -24,6 +24,7 @@ const SOURCES = [
   './examples/tenants.ts',
   './examples/oauth.ts',
   './examples/identityProvider.ts',
+  './examples/opaqueTokens.ts',
   './examples/cachedPeople.ts',
   './examples/apiRoutes.ts',
   './examples/sqliteSwitches.ts',

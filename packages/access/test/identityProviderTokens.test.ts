@@ -30,7 +30,8 @@ import {
   type PeopleSource,
   type Standing,
 } from '../src/index.js';
-import { jwtAuthenticator, opaqueAuthenticator } from './examples/identityProvider.js';
+import { jwtAuthenticator } from './examples/identityProvider.js';
+import { opaqueAuthenticator } from './examples/opaqueTokens.js';
 import {
   type IdentityProvider,
   INTROSPECTOR,

@@ -29,7 +29,11 @@ const claims = (scopes: string[]) => ({
 
 describe('docs/oauth.md', () => {
   it('shows only TypeScript copied from the compiled example', () => {
-    const source = unindent(read('./examples/oauthScopes.ts') + read('./examples/identityProvider.ts'));
+    const source = unindent(
+      read('./examples/oauthScopes.ts') +
+        read('./examples/identityProvider.ts') +
+        read('./examples/opaqueTokens.ts'),
+    );
     const blocks = [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
     expect(blocks).toHaveLength(5);
     for (const block of blocks) expect(source, block).toContain(unindent(block));
