@@ -12,6 +12,7 @@ import { runInProcess } from './inProcess.mjs';
 import { runPresenters } from './presenters.mjs';
 import { runReplayMemory, runReplaySweepCost } from './replayMemory.mjs';
 import { runReplicas } from './replicas.mjs';
+import { runRestVsMcp } from './restVsMcp.mjs';
 import { round, table } from './stats.mjs';
 import { runTelemetry } from './telemetry.mjs';
 
@@ -28,7 +29,14 @@ const BASELINE_DIR = (() => {
 })();
 const baselineModule = (file) => import(pathToFileURL(join(BASELINE_DIR, 'bench/lib', file)).href);
 const CONCURRENCY = 16;
-const TARGETS = { overheadUs: 25, vsLowLevel: 0.9, vsMcpServer: 1.0, heapGrowth: 2, noopTelemetryUs: 2 };
+const TARGETS = {
+  overheadUs: 25,
+  vsLowLevel: 0.9,
+  vsMcpServer: 1.0,
+  heapGrowth: 2,
+  noopTelemetryUs: 2,
+  mcpVsRest: 0.9,
+};
 
 // Many short interleaved rounds rather than a few long ones: other processes on
 // this 2-core machine come and go, and short rounds share their effect out evenly.
@@ -44,6 +52,7 @@ const PLAN = QUICK
       memory: { calls: 100_000, checkpoints: 4 },
       sweep: { calls: 10_000 },
       replicas: { rounds: 1, roundMs: 1_500, concurrency: 16 },
+      restVsMcp: { rounds: 1, roundMs: 500, warmupMs: 200, concurrency: 16 },
     }
   : {
       inProcess: { rounds: 10, calls: 3_000, warmupCalls: 3_000 },
@@ -56,6 +65,7 @@ const PLAN = QUICK
       memory: { calls: 1_000_000, checkpoints: 4 },
       sweep: { calls: 50_000 },
       replicas: { rounds: 5, roundMs: 3_000, concurrency: 16 },
+      restVsMcp: { rounds: 5, roundMs: 2_000, warmupMs: 1_000, concurrency: 16 },
     };
 
 const log = (line = '') => console.log(line);
@@ -479,6 +489,14 @@ function targetSummary() {
           (v1.clean ? '' : ', with errors'),
     met: undefined,
   });
+  for (const r of results.restVsMcp?.ratios ?? []) {
+    if (r.op === 'list 20') continue;
+    rows.push({
+      target: `booking on ${r.engine}: MCP ${r.op} / REST ${r.op} ≥ ${TARGETS.mcpVsRest}`,
+      measured: `${fmt(r.ratio, 3)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})`,
+      met: r.ratio >= TARGETS.mcpVsRest,
+    });
+  }
   const memory = results.memory;
   rows.push({
     target: `replay store heap flat (peak ≤ ${TARGETS.heapGrowth}× start)`,
@@ -486,6 +504,42 @@ function targetSummary() {
     met: memory?.met,
   });
   return rows;
+}
+
+async function restVsMcpSection() {
+  const { rows, ratios, skipped } = await runRestVsMcp(PLAN.restVsMcp);
+  log(
+    table(
+      ['database', 'request', 'via', 'req/s', 'server CPU µs/req', 'status'],
+      rows.map((r) => [
+        r.engine,
+        r.op,
+        r.via,
+        fmt(r.perSecond, 0),
+        fmt(r.cpuUsPerRequest, 0),
+        r.errors > 0 ? `FLAGGED (${r.errors} errors: ${r.sample?.slice(0, 60)})` : 'ok',
+      ]),
+    ),
+  );
+  for (const r of ratios)
+    log(`  ${r.engine} ${r.op}: MCP / REST ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})`);
+  for (const reason of skipped) log(`  (skipped ${reason})`);
+  results.restVsMcp = {
+    contenders: rows.map((r) => ({
+      engine: r.engine,
+      op: r.op,
+      via: r.via,
+      perSecond: round(r.perSecond, 0),
+      cpuUsPerRequest: round(r.cpuUsPerRequest, 0),
+      errors: r.errors,
+    })),
+    ratios: ratios.map((r) => ({
+      ...r,
+      ratio: round(r.ratio, 3),
+      low: round(r.low, 2),
+      high: round(r.high, 2),
+    })),
+  };
 }
 
 async function replicasSection() {
@@ -548,6 +602,7 @@ async function main() {
   const calls = PLAN.memory.calls.toLocaleString('en-US');
   await section(`4. Bounded memory: ${calls} distinct calls into MemoryReplayStore`, memorySection);
   await section('5. Writes through the booking server: SQLite, PostgreSQL, three replicas', replicasSection);
+  await section('6. The booking service behind REST and behind MCP: SQLite, PostgreSQL', restVsMcpSection);
   results.seconds = round((performance.now() - started) / 1000, 1);
   results.targets = targetSummary();
   log();

@@ -13,19 +13,19 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { median, quantile } from './stats.mjs';
 
-const run = promisify(execFile);
+export const run = promisify(execFile);
 const BOOKING = fileURLToPath(new URL('../../examples/booking/dist/', import.meta.url));
 const MAIN = join(BOOKING, 'main.js');
-const CLI = join(BOOKING, 'cli.js');
+export const CLI = join(BOOKING, 'cli.js');
 const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LIMITS = JSON.stringify({
   read: { capacity: 1_000_000, refillPerSecond: 1_000_000 },
   write: { capacity: 1_000_000, refillPerSecond: 1_000_000 },
 });
-const MODERN = '2026-07-28';
+export const MODERN = '2026-07-28';
 
 /** Starts one booking server process and resolves with its MCP URL. */
-function startServer(env) {
+export function startServer(env) {
   const child = spawn(process.execPath, [MAIN], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', BOOKING_RATE_LIMITS: LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,13 +45,13 @@ function startServer(env) {
   });
 }
 
-async function stopServer(server) {
+export async function stopServer(server) {
   const gone = new Promise((resolve) => server.child.once('close', resolve));
   server.child.kill('SIGTERM');
   await gone;
 }
 
-async function mint(env) {
+export async function mint(env) {
   const { stdout } = await run(
     process.execPath,
     [
@@ -73,7 +73,7 @@ async function mint(env) {
 }
 
 /** A fresh PostgreSQL database for one contender; `drop()` removes it. */
-async function postgresDatabase() {
+export async function postgresDatabase() {
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();

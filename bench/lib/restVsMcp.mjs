@@ -1,0 +1,244 @@
+// Section 6: the same booking service behind the product's REST API and behind its MCP tools,
+// on one booking server process (the built example) per database, SQLite and PostgreSQL.
+// Six contenders in interleaved rounds, 16 keep-alive callers each: create a booking (distinct
+// start times, one counter across REST and MCP), get one booking, list 20 bookings. Each row
+// gives requests per second and the server process's CPU per request (read from /proc), and
+// each operation the ratio MCP / REST, the median of its per-round ratios.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CLI, MODERN, mint, postgresDatabase, run, startServer, stopServer } from './replicas.mjs';
+import { median } from './stats.mjs';
+
+const CLOCK_TICKS = 100; // Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
+const FIRST_START = Math.ceil((Date.now() + 40 * 86_400_000) / 300_000) * 300_000;
+const startsAt = (n) => new Date(FIRST_START + n * 300_000).toISOString().replace('.000Z', 'Z');
+const BOOKING_ID = 'bk_ada_boiler';
+
+/** CPU seconds (user + system) a process has used, or undefined off Linux. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An API token of Olivia through the product's own sign-in: a password from the CLI, a session, a token. */
+async function apiToken(origin, env) {
+  const { stdout } = await run(process.execPath, [CLI, 'person', 'password', 'ws_acme', 'p_olivia'], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+  });
+  const password = /\(shown once\): (\S+)/.exec(stdout)?.[1];
+  if (!password) throw new Error(`the booking CLI printed no password: ${stdout.slice(0, 120)}`);
+  const json = { 'content-type': 'application/json', origin };
+  const session = await fetch(`${origin}/api/session`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email: 'olivia@acme.example', password }),
+  });
+  const cookie = session.headers.get('set-cookie')?.split(';')[0];
+  if (session.status !== 204 || !cookie) throw new Error(`sign-in answered ${session.status}`);
+  const created = await fetch(`${origin}/api/api-tokens`, {
+    method: 'POST',
+    headers: { ...json, cookie },
+    body: JSON.stringify({ label: 'bench' }),
+  });
+  const token = (await created.json()).token;
+  if (!token) throw new Error(`token creation answered ${created.status}`);
+  return token;
+}
+
+const mcpBody = (id, name, args) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name,
+      arguments: args,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'gatehouse-bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+
+const createArgs = (n) => ({
+  customer_id: 'cu_alan',
+  starts_at: startsAt(n),
+  duration_minutes: 30,
+  price: { minor_units: 4500, currency: 'EUR' },
+});
+
+/** The six requests, each a function of a distinct number, for one server. */
+function requestsOf(server, tokens) {
+  const origin = new URL(server.url).origin;
+  const rest = { authorization: `Bearer ${tokens.rest}`, 'content-type': 'application/json' };
+  const mcp = (name) => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+    authorization: `Bearer ${tokens.mcp}`,
+  });
+  const ok = (status, text) => (status === 200 || status === 201) && !text.includes('"isError":true');
+  return [
+    {
+      op: 'create',
+      via: 'REST',
+      send: (n) => [
+        `${origin}/api/bookings`,
+        { method: 'POST', headers: rest, body: JSON.stringify(createArgs(n)) },
+      ],
+      ok,
+    },
+    {
+      op: 'create',
+      via: 'MCP',
+      send: (n) => [
+        server.url,
+        { method: 'POST', headers: mcp('create_booking'), body: mcpBody(n, 'create_booking', createArgs(n)) },
+      ],
+      ok,
+    },
+    { op: 'get', via: 'REST', send: () => [`${origin}/api/bookings/${BOOKING_ID}`, { headers: rest }], ok },
+    {
+      op: 'get',
+      via: 'MCP',
+      send: (n) => [
+        server.url,
+        { method: 'POST', headers: mcp('get_booking'), body: mcpBody(n, 'get_booking', { id: BOOKING_ID }) },
+      ],
+      ok,
+    },
+    { op: 'list 20', via: 'REST', send: () => [`${origin}/api/bookings?limit=20`, { headers: rest }], ok },
+    {
+      op: 'list 20',
+      via: 'MCP',
+      send: (n) => [
+        server.url,
+        { method: 'POST', headers: mcp('find_bookings'), body: mcpBody(n, 'find_bookings', { limit: 20 }) },
+      ],
+      ok,
+    },
+  ];
+}
+
+/** One round of one contender: 16 keep-alive callers for `roundMs`; requests, errors and server CPU. */
+async function round(server, request, { roundMs, concurrency }, counter) {
+  const cpuBefore = cpuSeconds(server.child.pid);
+  const deadline = performance.now() + roundMs;
+  const started = performance.now();
+  let done = 0;
+  let errors = 0;
+  let sample;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const [url, init] = request.send(counter.value++);
+        try {
+          const response = await fetch(url, init); // Node's fetch keeps connections alive
+          const text = await response.text();
+          if (request.ok(response.status, text)) done++;
+          else {
+            errors++;
+            sample ??= `${response.status} ${text.slice(0, 160)}`;
+          }
+        } catch (error) {
+          errors++;
+          sample ??= String(error?.message ?? error);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSeconds(server.child.pid);
+  const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  return {
+    perSecond: done / seconds,
+    cpuUsPerRequest: cpu === undefined || done === 0 ? undefined : (cpu * 1e6) / done,
+    errors,
+    sample,
+  };
+}
+
+/** Measures one engine's server; returns a row per contender and the MCP / REST ratio per operation. */
+async function measureEngine(label, env, plan, counter) {
+  const server = await startServer(env);
+  try {
+    const tokens = { mcp: await mint(env), rest: await apiToken(new URL(server.url).origin, env) };
+    const requests = requestsOf(server, tokens);
+    for (const request of requests)
+      await round(server, request, { ...plan, roundMs: plan.warmupMs }, counter);
+    const rounds = requests.map(() => []);
+    for (let r = 0; r < plan.rounds; r++) {
+      for (let k = 0; k < requests.length; k++) {
+        const i = (k + r) % requests.length;
+        rounds[i].push(await round(server, requests[i], plan, counter));
+      }
+    }
+    const rows = requests.map((request, i) => ({
+      engine: label,
+      op: request.op,
+      via: request.via,
+      perSecond: median(rounds[i].map((x) => x.perSecond)),
+      cpuUsPerRequest: median(rounds[i].map((x) => x.cpuUsPerRequest ?? Number.NaN)),
+      errors: rounds[i].reduce((n, x) => n + x.errors, 0),
+      sample: rounds[i].find((x) => x.sample)?.sample,
+    }));
+    const ratios = ['create', 'get', 'list 20'].map((op) => {
+      const rest = rounds[requests.findIndex((q) => q.op === op && q.via === 'REST')];
+      const mcp = rounds[requests.findIndex((q) => q.op === op && q.via === 'MCP')];
+      const perRound = mcp.map((m, r) => m.perSecond / rest[r].perSecond);
+      return {
+        engine: label,
+        op,
+        ratio: median(perRound),
+        low: Math.min(...perRound),
+        high: Math.max(...perRound),
+      };
+    });
+    return { rows, ratios };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+export async function runRestVsMcp(plan) {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-rest-mcp-'));
+  const counter = { value: 0 };
+  const results = { rows: [], ratios: [], skipped: [] };
+  try {
+    const sqlite = await measureEngine(
+      'SQLite',
+      { BOOKING_DB: join(dir, 'booking.db'), DATABASE_URL: '' },
+      plan,
+      counter,
+    );
+    results.rows.push(...sqlite.rows);
+    results.ratios.push(...sqlite.ratios);
+    let database;
+    try {
+      database = await postgresDatabase();
+    } catch (error) {
+      results.skipped.push(`PostgreSQL: ${String(error?.message ?? error).slice(0, 100)}`);
+    }
+    if (database) {
+      try {
+        const pg = await measureEngine('PostgreSQL', { DATABASE_URL: database.url }, plan, counter);
+        results.rows.push(...pg.rows);
+        results.ratios.push(...pg.ratios);
+      } finally {
+        await database.drop();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
