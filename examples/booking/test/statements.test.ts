@@ -5,6 +5,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { BookingQueries } from '../src/services/bookingQueries.js';
 import { berlin, testApp } from './fixtures/testApp.js';
 
 interface Counted {
@@ -66,5 +67,26 @@ describe('create_booking', () => {
     expect(executed.filter((sql) => /from "?workspaces"?/i.test(sql))).toHaveLength(1);
     // workspace, duplicate lookup, customer, insert, read back
     expect(executed.length).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('find_bookings', () => {
+  it('lists in start order along the (workspace_id, starts_at) index and stops at the limit, with no sort of the whole workspace', async () => {
+    await using t = await testApp();
+    const { database } = t.app;
+    if (database.engine !== 'sqlite') throw new Error('the query plan is read on SQLite');
+    const counted = countStatements(database.db as never);
+    const listed = await new BookingQueries(database.kysely, 'ws_acme').find({}, 20);
+    expect(listed.length).toBeGreaterThan(0);
+    const listing = product(counted.executed).find((sql) => /from "bookings" as "b"/i.test(sql));
+    if (!listing) throw new Error(`no listing statement ran: ${counted.executed.join(' | ')}`);
+    expect(listing).not.toMatch(/ in \(select/i);
+    const parameters = (listing.match(/\?/g) ?? []).map(() => null);
+    const plan = (
+      database.db.prepare(`EXPLAIN QUERY PLAN ${listing}`).all(...parameters) as { detail: string }[]
+    ).map((row) => row.detail);
+    expect(plan.join('\n')).toMatch(/SEARCH b USING INDEX bookings_workspace_start/);
+    // sorting ties by id after the index gives start order is fine; sorting every row is not
+    expect(plan).not.toContain('USE TEMP B-TREE FOR ORDER BY');
   });
 });
