@@ -95,7 +95,8 @@ function conditionOf(workspaceId: string, filter: BookingFilter) {
     const all: Expression<SqlBool>[] = [eb('b.workspace_id', '=', workspaceId)];
     if (customerId !== undefined) all.push(eb('b.customer_id', '=', customerId));
     if (technicianId !== undefined) all.push(eb('b.technician_id', '=', technicianId));
-    if (statuses !== undefined) all.push(statuses.length ? eb('b.status', 'in', statuses) : sql<boolean>`1 = 0`);
+    if (statuses !== undefined)
+      all.push(statuses.length ? eb('b.status', 'in', statuses) : sql<boolean>`1 = 0`);
     if (fromMs !== undefined) all.push(eb('b.starts_at', '>=', fromMs));
     if (toMs !== undefined) all.push(eb('b.starts_at', '<', toMs));
     return eb.and(all);
