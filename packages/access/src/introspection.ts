@@ -1,5 +1,5 @@
 import { ConfigurationError } from '@gatehousejs/core';
-import { keysUnreachable, providerUrl, verifiedToken } from './internal/tokenClaims.js';
+import { accessTokenReader, audiencesIn, keysUnreachable, providerUrl } from './internal/tokenClaims.js';
 import type { VerifiedAccessToken } from './oauth.js';
 
 /** Options of {@link introspectedAccessTokens}. */
@@ -48,6 +48,7 @@ export function introspectedAccessTokens(
   ).toString('base64');
   const send = options.fetch ?? fetch;
   const clock = options.clock ?? (() => new Date());
+  const read = accessTokenReader(options.issuer, options.tenantClaim);
   const timeoutMs = options.timeoutMs ?? 5_000;
 
   async function introspect(token: string): Promise<Record<string, unknown>> {
@@ -84,16 +85,9 @@ export function introspectedAccessTokens(
     if (typeof claims.token_type === 'string' && !ACCESS_TOKEN_TYPES.has(claims.token_type.toLowerCase()))
       return undefined;
     if (claims.iss !== undefined && claims.iss !== options.issuer) return undefined;
-    const audience =
-      typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
-    if (!audience.includes(options.audience)) return undefined;
+    if (!audiencesIn(claims).includes(options.audience)) return undefined;
     const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
     if (expiresAt <= clock().getTime()) return undefined;
-    return verifiedToken(claims, {
-      issuer: options.issuer,
-      audience: audience.filter((a): a is string => typeof a === 'string'),
-      expiresAt,
-      tenantClaim: options.tenantClaim,
-    });
+    return read(claims, expiresAt);
   };
 }

@@ -8,7 +8,7 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import { keysUnreachable, providerUrl, verifiedToken } from './internal/tokenClaims.js';
+import { accessTokenReader, keysUnreachable, providerUrl } from './internal/tokenClaims.js';
 import type { VerifiedAccessToken } from './oauth.js';
 
 /** Options of {@link jwtAccessTokens}. */
@@ -133,6 +133,7 @@ export function jwtAccessTokens(
   const keys = keysOf(options);
   const tokenType = options.tokenType ?? 'at+jwt';
   const clock = options.clock ?? (() => new Date());
+  const read = accessTokenReader(issuer, options.tenantClaim);
   return async function verifyJwtAccessToken(token) {
     let payload: JWTPayload;
     try {
@@ -149,12 +150,6 @@ export function jwtAccessTokens(
       if (INVALID_TOKEN.some((kind) => error instanceof kind)) return undefined;
       throw keysUnreachable("The identity provider's signing keys could not be fetched.", error);
     }
-    const audiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
-    return verifiedToken(payload, {
-      issuer,
-      audience: audiences,
-      expiresAt: (payload.exp ?? 0) * 1000,
-      tenantClaim: options.tenantClaim,
-    });
+    return read(payload, (payload.exp ?? 0) * 1000);
   };
 }

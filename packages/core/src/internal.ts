@@ -19,6 +19,8 @@ export { inputShape, refuseNotifyLike } from './pipeline/shape.js';
 export { portAllowed } from './ports.js';
 export { refuseTenantLike } from './schema/checks.js';
 export { boundedText } from './serve/body.js';
+export { httpsOrLocal } from './serve/hostOrigin.js';
+export { authorizationListLimit } from './storage/authorizationStore.js';
 export { listLimit } from './storage/credentialStore.js';
 export { ExpiringMap } from './storage/expiringMap.js';
 export { stripHidden, stripHiddenDeep } from './text.js';

@@ -13,10 +13,7 @@ const relativeFormat = boundedMemo(FORMATTER_LIMIT, (key) => {
 });
 
 /** The weekday of an instant in UTC, in English. */
-const utcWeekday = boundedMemo(
-  1,
-  () => new Intl.DateTimeFormat('en-US', { weekday: 'long', timeZone: 'UTC' }),
-);
+const UTC_WEEKDAY = new Intl.DateTimeFormat('en-US', { weekday: 'long', timeZone: 'UTC' });
 
 /**
  * Distance from `now` to `then` in words ("in 3 days", "2 hours ago"),
@@ -74,7 +71,7 @@ export const PRESENTED_TIME_SCHEMA: JsonSchema = Object.freeze({
 export function presentUtc(epochMs: number, now: Date): PresentedTime {
   const iso = new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {
-    weekday: utcWeekday('').format(epochMs),
+    weekday: UTC_WEEKDAY.format(epochMs),
     local: iso.replace(/Z$/, '+00:00'),
     zone: 'UTC',
     utc: iso,

@@ -1,9 +1,9 @@
 import type { AuthorizationIndex, AuthorizationRecord, AuthorizationStore } from '@gatehousejs/core';
+import { authorizationListLimit } from '@gatehousejs/core/internal';
 import type { SqliteDatabase } from './database.js';
 import {
   type AuthorizationRow,
   INDEX_COLUMN,
-  listLimitOf,
   recordColumns,
   recordOf,
 } from './internal/authorizationRows.js';
@@ -118,7 +118,7 @@ export class SqliteAuthorizationStore implements AuthorizationStore {
   }
 
   async list(model: string, now: number, limit?: number) {
-    return this.#sql.list.all(model, now, listLimitOf(limit)).map(recordOf);
+    return this.#sql.list.all(model, now, authorizationListLimit(limit)).map(recordOf);
   }
 
   /** Synchronous {@link AuthorizationStore.purgeExpired}, for `createSqliteStores().purgeExpired`. */

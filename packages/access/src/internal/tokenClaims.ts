@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError, ToolError } from '@gatehousejs/core';
+import { httpsOrLocal } from '@gatehousejs/core/internal';
 import type { VerifiedAccessToken } from '../oauth.js';
 
 /** Claims as an identity provider sends them. */
@@ -40,7 +41,7 @@ function grantIdOf(issuer: string, subject: string, clientId: string): string {
 }
 
 /** The issuer as a person reads it in a client label: its host when it is a URL. */
-export function issuerLabel(issuer: string): string {
+function issuerLabel(issuer: string): string {
   return URL.canParse(issuer) ? new URL(issuer).host || issuer : issuer;
 }
 
@@ -51,45 +52,41 @@ export function keysUnreachable(message: string, cause: unknown): ToolError {
 
 /** An identity provider's URL: https, or http on loopback (tests); else a configuration error naming `what`. */
 export function providerUrl(given: URL | string, what: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(given);
-  } catch {
-    url = undefined;
-  }
-  const loopback = url !== undefined && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback)))
+  const url = URL.canParse(given) ? new URL(given) : undefined;
+  if (!url || !httpsOrLocal(url))
     throw new ConfigurationError(`${what} must be an https URL (http only on loopback, for tests).`);
   return url;
 }
 
+/** The audiences a token names (`aud`, a string or a list). */
+export function audiencesIn(claims: Claims): string[] {
+  if (typeof claims.aud === 'string') return [claims.aud];
+  return Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
+}
+
 /**
  * What checked claims (signature or introspection, issuer, audience and
- * expiry already settled) tell `oauthAuthenticator`; `undefined` when they
- * lack a subject, a client, or the tenant claim the host named.
+ * expiry already settled) tell `oauthAuthenticator`, for one issuer and
+ * tenant claim: `undefined` when they lack a subject, a client, or the
+ * tenant claim the host named.
  */
-export function verifiedToken(
-  claims: Claims,
-  facts: {
-    readonly issuer: string;
-    readonly audience: readonly string[];
-    readonly expiresAt: number;
-    readonly tenantClaim: string | undefined;
-  },
-): VerifiedAccessToken | undefined {
-  const subject = typeof claims.sub === 'string' ? claims.sub : '';
-  const client = clientIn(claims);
-  if (subject === '' || client === '') return undefined;
-  const tenantIds = facts.tenantClaim ? tenantsIn(claims, facts.tenantClaim) : [];
-  if (!tenantIds) return undefined;
-  return {
-    audience: facts.audience,
-    subject,
-    tenantIds,
-    ...(facts.tenantClaim ? {} : { tenantFromRequest: true }),
-    scopes: scopesIn(claims),
-    expiresAt: facts.expiresAt,
-    grantId: grantIdOf(facts.issuer, subject, client),
-    clientLabel: `${client} (${issuerLabel(facts.issuer)})`,
+export function accessTokenReader(issuer: string, tenantClaim: string | undefined) {
+  const label = issuerLabel(issuer);
+  return (claims: Claims, expiresAt: number): VerifiedAccessToken | undefined => {
+    const subject = typeof claims.sub === 'string' ? claims.sub : '';
+    const client = clientIn(claims);
+    if (subject === '' || client === '') return undefined;
+    const tenantIds = tenantClaim ? tenantsIn(claims, tenantClaim) : [];
+    if (!tenantIds) return undefined;
+    return {
+      audience: audiencesIn(claims),
+      subject,
+      tenantIds,
+      ...(tenantClaim ? {} : { tenantFromRequest: true }),
+      scopes: scopesIn(claims),
+      expiresAt,
+      grantId: grantIdOf(issuer, subject, client),
+      clientLabel: `${client} (${label})`,
+    };
   };
 }

@@ -3,6 +3,10 @@ import type { AdmissionRefusal } from '../context.js';
 /** The hostnames a local server answers to by default, for both `Host` and `Origin`. */
 export const LOCAL_HOSTNAMES: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '[::1]']);
 
+/** Whether a URL is https, or plain http on a local hostname (a test or a desktop's own server). */
+export const httpsOrLocal = (url: URL): boolean =>
+  url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTNAMES.includes(url.hostname));
+
 const forbidden = (reason: string): AdmissionRefusal => ({ status: 403, reason });
 
 /**

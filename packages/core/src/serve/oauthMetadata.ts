@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors.js';
 import type { JsonObject } from '../json.js';
+import { httpsOrLocal } from './hostOrigin.js';
 import type { ChallengeOptions } from './refusal.js';
 
 /**
@@ -51,7 +52,6 @@ export const METADATA_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 /** The well-known prefix of RFC 9728 §3. */
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** RFC 6749 §3.3 scope-token characters: printable ASCII without space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
@@ -62,11 +62,7 @@ function absoluteUrl(value: unknown, what: string, where: string): URL {
   } catch {
     url = undefined;
   }
-  if (
-    !url ||
-    url.hash ||
-    (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname)))
-  ) {
+  if (!url || url.hash || !httpsOrLocal(url)) {
     throw new ConfigurationError(
       `${where}: oauth.${what} must be an absolute https URL without a fragment (http only on localhost).`,
     );

@@ -60,6 +60,10 @@ export interface AuthorizationStore {
 /** The most records {@link AuthorizationStore.list} returns in one call. */
 export const MAX_AUTHORIZATION_LIST = 10_000;
 
+/** The limit {@link AuthorizationStore.list} applies: 1,000 when none is given, 1 to {@link MAX_AUTHORIZATION_LIST} otherwise. */
+export const authorizationListLimit = (limit: number | undefined): number =>
+  Math.min(Math.max(1, Math.floor(limit ?? 1_000)), MAX_AUTHORIZATION_LIST);
+
 /** A {@link AuthorizationStore} in process memory: one process only (tests, a single instance). */
 export class MemoryAuthorizationStore implements AuthorizationStore {
   readonly #records = new Map<
@@ -106,11 +110,11 @@ export class MemoryAuthorizationStore implements AuthorizationStore {
         this.#records.delete(key);
   }
 
-  async list(model: string, now: number, limit = 1_000) {
+  async list(model: string, now: number, limit?: number) {
     return [...this.#records.values()]
       .filter((r) => r.model === model && (r.expiresAt === undefined || r.expiresAt > now))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .slice(0, Math.min(Math.max(1, limit), MAX_AUTHORIZATION_LIST))
+      .slice(0, authorizationListLimit(limit))
       .map((r) => this.#view(r));
   }
 

@@ -1,4 +1,4 @@
-import { type AuthorizationIndex, type AuthorizationRecord, MAX_AUTHORIZATION_LIST } from '@gatehousejs/core';
+import type { AuthorizationIndex, AuthorizationRecord } from '@gatehousejs/core';
 
 /** A row of `gatehouse_oauth_records`, as SQLite and PostgreSQL return it. */
 export interface AuthorizationRow {
@@ -42,7 +42,3 @@ export function recordOf(row: AuthorizationRow): AuthorizationRecord & { readonl
     ...(row.consumed_at === null ? {} : { consumedAt: time(row.consumed_at) }),
   };
 }
-
-/** A list's limit: 1,000 by default, never more than MAX_AUTHORIZATION_LIST. */
-export const listLimitOf = (limit: number | undefined) =>
-  Math.min(Math.max(1, Math.floor(limit ?? 1_000)), MAX_AUTHORIZATION_LIST);

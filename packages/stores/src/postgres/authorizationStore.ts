@@ -1,9 +1,9 @@
 import type { AuthorizationIndex, AuthorizationRecord, AuthorizationStore } from '@gatehousejs/core';
+import { authorizationListLimit } from '@gatehousejs/core/internal';
 import type pg from 'pg';
 import {
   type AuthorizationRow,
   INDEX_COLUMN,
-  listLimitOf,
   recordColumns,
   recordOf,
 } from '../internal/authorizationRows.js';
@@ -89,7 +89,7 @@ export class PostgresAuthorizationStore implements AuthorizationStore {
     const rows = await this.#pool.query<AuthorizationRow>(
       `SELECT ${COLUMNS} FROM gatehouse_oauth_records
         WHERE model = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY id COLLATE "C" LIMIT $3`,
-      [model, now, listLimitOf(limit)],
+      [model, now, authorizationListLimit(limit)],
     );
     return rows.rows.map(recordOf);
   }
