@@ -72,6 +72,9 @@ const log = (line = '') => console.log(line);
 const fmt = (value, digits = 1) =>
   Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits }) : '-';
 const verdict = (met) => (met === undefined ? 'n/a' : met ? 'MET' : 'NOT MET');
+/** A row's status: ok, or flagged with how many errors and the first one. */
+const flagged = (errors, sample) =>
+  errors > 0 ? `FLAGGED (${errors} errors: ${sample?.slice(0, 60)})` : 'ok';
 const statusOf = (r) =>
   r.failed ? `FAILED: ${r.failed.slice(0, 60)}` : r.errors > 0 ? 'FLAGGED (errors)' : 'ok';
 const results = { mode: QUICK ? 'quick' : 'full', node: process.version, cpus: cpus().length, failures: [] };
@@ -517,7 +520,7 @@ async function restVsMcpSection() {
         r.via,
         fmt(r.perSecond, 0),
         fmt(r.cpuUsPerRequest, 0),
-        r.errors > 0 ? `FLAGGED (${r.errors} errors: ${r.sample?.slice(0, 60)})` : 'ok',
+        flagged(r.errors, r.sample),
       ]),
     ),
   );
@@ -553,7 +556,7 @@ async function replicasSection() {
         fmt(r.perSecond, 0),
         fmt(r.p50Ms, 1),
         fmt(r.p99Ms, 1),
-        r.errors > 0 ? `FLAGGED (${r.errors} errors: ${r.errorSample?.slice(0, 60)})` : 'ok',
+        flagged(r.errors, r.errorSample),
       ]),
     ),
   );

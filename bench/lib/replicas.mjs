@@ -106,19 +106,15 @@ async function startContender(label, env, count, cleanup) {
   };
 }
 
-function requestOf(id, start) {
+/** A stateless 2026-07-28 `tools/call` body: the request carries the client's facts in `_meta`. */
+export function toolCallBody(id, name, args) {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
     params: {
-      name: 'create_booking',
-      arguments: {
-        customer_id: 'cu_alan',
-        starts_at: start,
-        duration_minutes: 30,
-        price: { minor_units: 4500, currency: 'EUR' },
-      },
+      name,
+      arguments: args,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': MODERN,
         'io.modelcontextprotocol/clientInfo': { name: 'gatehouse-bench', version: '1.0.0' },
@@ -128,9 +124,47 @@ function requestOf(id, start) {
   });
 }
 
-/** Distinct start times, five minutes apart from 30 days ahead (one counter across contenders). */
-const FIRST_START = Math.ceil((Date.now() + 30 * 86_400_000) / 300_000) * 300_000;
-const startsAt = (n) => new Date(FIRST_START + n * 300_000).toISOString().replace('.000Z', 'Z');
+/** The headers of a 2026-07-28 `tools/call` of `name` with an MCP bearer token. */
+export const toolCallHeaders = (token, name) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN,
+  'mcp-method': 'tools/call',
+  'mcp-name': name,
+  authorization: `Bearer ${token}`,
+});
+
+/** Start times five minutes apart from `days` ahead, the `n`th for a counter shared by contenders. */
+export function startTimes(days) {
+  const first = Math.ceil((Date.now() + days * 86_400_000) / 300_000) * 300_000;
+  return (n) => new Date(first + n * 300_000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The arguments of the `n`th distinct booking: its own start time. */
+export const createArgs = (startsAt, n) => ({
+  customer_id: 'cu_alan',
+  starts_at: startsAt(n),
+  duration_minutes: 30,
+  price: { minor_units: 4500, currency: 'EUR' },
+});
+
+/** One request; `{ ok: true }` when `isOk(status, body)`, else `{ ok: false, sample }` (the answer or the error, cut). */
+export async function exchange(url, init, isOk) {
+  try {
+    const response = await fetch(url, init); // Node's fetch keeps connections alive
+    const text = await response.text();
+    return isOk(response.status, text)
+      ? { ok: true }
+      : { ok: false, sample: `${response.status} ${text.slice(0, 160)}` };
+  } catch (error) {
+    return { ok: false, sample: String(error?.message ?? error) };
+  }
+}
+
+/** A tool call answered with a result, not a tool error. */
+export const toolResult = (status, text) => status === 200 && !text.includes('"isError":true');
+
+const startsAt = startTimes(30);
 
 /** Drives `concurrency` callers over the contender's URLs for `durationMs`; distinct creates. */
 async function drive(contender, { durationMs, concurrency, offset }) {
@@ -140,14 +174,7 @@ async function drive(contender, { durationMs, concurrency, offset }) {
   let sample;
   let n = offset.value;
   const deadline = performance.now() + durationMs;
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MODERN,
-    'mcp-method': 'tools/call',
-    'mcp-name': 'create_booking',
-    authorization: `Bearer ${contender.token}`,
-  };
+  const headers = toolCallHeaders(contender.token, 'create_booking');
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -155,17 +182,12 @@ async function drive(contender, { durationMs, concurrency, offset }) {
         const i = n++;
         const url = contender.urls[i % contender.urls.length];
         const t0 = performance.now();
-        try {
-          const response = await fetch(url, { method: 'POST', headers, body: requestOf(i, startsAt(i)) });
-          const text = await response.text();
-          if (response.status === 200 && !text.includes('"isError":true')) ok++;
-          else {
-            errors++;
-            sample ??= `${response.status} ${text.slice(0, 160)}`;
-          }
-        } catch (error) {
+        const body = toolCallBody(i, 'create_booking', createArgs(startsAt, i));
+        const answer = await exchange(url, { method: 'POST', headers, body }, toolResult);
+        if (answer.ok) ok++;
+        else {
           errors++;
-          sample ??= String(error?.message ?? error);
+          sample ??= answer.sample;
         }
         latencies.push(performance.now() - t0);
       }

@@ -8,12 +8,23 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CLI, MODERN, mint, postgresDatabase, run, startServer, stopServer } from './replicas.mjs';
+import {
+  CLI,
+  createArgs,
+  exchange,
+  mint,
+  postgresDatabase,
+  run,
+  startServer,
+  startTimes,
+  stopServer,
+  toolCallBody,
+  toolCallHeaders,
+} from './replicas.mjs';
 import { median } from './stats.mjs';
 
 const CLOCK_TICKS = 100; // Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
-const FIRST_START = Math.ceil((Date.now() + 40 * 86_400_000) / 300_000) * 300_000;
-const startsAt = (n) => new Date(FIRST_START + n * 300_000).toISOString().replace('.000Z', 'Z');
+const startsAt = startTimes(40);
 const BOOKING_ID = 'bk_ada_boiler';
 
 /** CPU seconds (user + system) a process has used, or undefined off Linux. */
@@ -51,41 +62,11 @@ async function apiToken(origin, env) {
   return token;
 }
 
-const mcpBody = (id, name, args) =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name,
-      arguments: args,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientInfo': { name: 'gatehouse-bench', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  });
-
-const createArgs = (n) => ({
-  customer_id: 'cu_alan',
-  starts_at: startsAt(n),
-  duration_minutes: 30,
-  price: { minor_units: 4500, currency: 'EUR' },
-});
-
 /** The six requests, each a function of a distinct number, for one server. */
 function requestsOf(server, tokens) {
   const origin = new URL(server.url).origin;
   const rest = { authorization: `Bearer ${tokens.rest}`, 'content-type': 'application/json' };
-  const mcp = (name) => ({
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': MODERN,
-    'mcp-method': 'tools/call',
-    'mcp-name': name,
-    authorization: `Bearer ${tokens.mcp}`,
-  });
+  const mcp = (name) => toolCallHeaders(tokens.mcp, name);
   const ok = (status, text) => (status === 200 || status === 201) && !text.includes('"isError":true');
   return [
     {
@@ -93,7 +74,7 @@ function requestsOf(server, tokens) {
       via: 'REST',
       send: (n) => [
         `${origin}/api/bookings`,
-        { method: 'POST', headers: rest, body: JSON.stringify(createArgs(n)) },
+        { method: 'POST', headers: rest, body: JSON.stringify(createArgs(startsAt, n)) },
       ],
       ok,
     },
@@ -102,7 +83,11 @@ function requestsOf(server, tokens) {
       via: 'MCP',
       send: (n) => [
         server.url,
-        { method: 'POST', headers: mcp('create_booking'), body: mcpBody(n, 'create_booking', createArgs(n)) },
+        {
+          method: 'POST',
+          headers: mcp('create_booking'),
+          body: toolCallBody(n, 'create_booking', createArgs(startsAt, n)),
+        },
       ],
       ok,
     },
@@ -112,7 +97,11 @@ function requestsOf(server, tokens) {
       via: 'MCP',
       send: (n) => [
         server.url,
-        { method: 'POST', headers: mcp('get_booking'), body: mcpBody(n, 'get_booking', { id: BOOKING_ID }) },
+        {
+          method: 'POST',
+          headers: mcp('get_booking'),
+          body: toolCallBody(n, 'get_booking', { id: BOOKING_ID }),
+        },
       ],
       ok,
     },
@@ -122,7 +111,11 @@ function requestsOf(server, tokens) {
       via: 'MCP',
       send: (n) => [
         server.url,
-        { method: 'POST', headers: mcp('find_bookings'), body: mcpBody(n, 'find_bookings', { limit: 20 }) },
+        {
+          method: 'POST',
+          headers: mcp('find_bookings'),
+          body: toolCallBody(n, 'find_bookings', { limit: 20 }),
+        },
       ],
       ok,
     },
@@ -141,17 +134,11 @@ async function round(server, request, { roundMs, concurrency }, counter) {
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
         const [url, init] = request.send(counter.value++);
-        try {
-          const response = await fetch(url, init); // Node's fetch keeps connections alive
-          const text = await response.text();
-          if (request.ok(response.status, text)) done++;
-          else {
-            errors++;
-            sample ??= `${response.status} ${text.slice(0, 160)}`;
-          }
-        } catch (error) {
+        const answer = await exchange(url, init, request.ok);
+        if (answer.ok) done++;
+        else {
           errors++;
-          sample ??= String(error?.message ?? error);
+          sample ??= answer.sample;
         }
       }
     }),
