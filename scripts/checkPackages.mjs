@@ -11,6 +11,7 @@ const packages = [
   'packages/access',
   'packages/stores',
   'packages/console',
+  'packages/oauth',
   'packages/testing',
 ];
 let failed = false;

@@ -34,7 +34,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
-const PACKAGES = ['core', 'guards', 'access', 'presenters', 'stores', 'console', 'testing'];
+const PACKAGES = ['core', 'guards', 'access', 'presenters', 'stores', 'console', 'oauth', 'testing'];
 const TYPESCRIPT = 'typescript@5.9.3';
 const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
 /**

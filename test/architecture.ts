@@ -34,6 +34,7 @@ const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   guards: ['core'],
   access: ['core'],
   console: ['core', 'access', 'presenters'],
+  oauth: ['core', 'access', 'presenters', 'console'],
   testing: ['core', 'presenters', 'guards', 'stores', 'access'],
 };
 
@@ -41,6 +42,7 @@ const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
  * The package rules: core imports no sibling; presenters, stores, guards
  * and access import core only (so presenters and stores import no guards);
  * console imports core, access and presenters, never guards or stores;
+ * oauth imports those and console, never guards or stores (it takes a store);
  * no library imports the example; core's `contract/` and `schema/` import
  * none of its pipeline, transports or stores; the core root entry reaches no
  * `node:` module through its relative imports.

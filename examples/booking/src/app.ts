@@ -11,6 +11,13 @@ import {
   type Telemetry,
   type UnitOfWork,
 } from '@gatehousejs/core';
+import {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  forgettingGrants,
+  grantAuthenticator,
+  type OAuthSettings,
+} from '@gatehousejs/oauth';
 import { type Logger, pino } from 'pino';
 import { byEngine } from './db/database.js';
 import { type BookingDatabase, type DatabaseConfig, openBookingDatabase } from './db/open.js';
@@ -18,13 +25,7 @@ import { seedIfEmpty } from './db/seed.js';
 import { type Actor, type OutboundPorts, RIGHTS, type Right } from './domain/model.js';
 import { type Housekeeping, startHousekeeping } from './housekeeping.js';
 import { createMcpServer } from './mcp/server.js';
-import { mcpAuthenticator } from './oauth/authenticate.js';
-import {
-  type AuthorizationServer,
-  createAuthorizationServer,
-  type OAuthSettings,
-  oauthSettingsFromEnv,
-} from './oauth/server.js';
+import { BOOKING_SCOPES, bookingOAuthSettings } from './oauth.js';
 import { createOutboundPorts } from './ports/outbox.js';
 import { versions } from './presenters.js';
 import { ApiAccess } from './services/apiAccess.js';
@@ -107,7 +108,7 @@ export interface BookingApp {
   readonly switches: Switches;
   readonly mcp: GatehouseServer<Right>;
   /** The OAuth authorization server whose access tokens the MCP endpoint also accepts. */
-  readonly oauth: AuthorizationServer;
+  readonly oauth: AuthorizationServer<Right>;
   readonly logger: Logger;
   readonly housekeeping: Housekeeping;
   /** Where the product's pages are reached; approval links point here. */
@@ -182,27 +183,17 @@ function wire(
     store: database.stores.authorization,
     credentials: access.credentials,
     credentialStore: access.credentialStore,
+    scopes: BOOKING_SCOPES,
     origin: publicUrl.get,
+    resourceName: 'Booking',
     clock,
     logger,
-    settings: options.oauth ?? oauthSettingsFromEnv(process.env),
+    settings: options.oauth ?? bookingOAuthSettings(process.env),
   });
   // revoking a credential that is an OAuth grant also deletes the grant and its tokens
-  const forgettingGrants = (service: Credentials<Right>, unit?: unknown): Credentials<Right> => ({
-    ...service,
-    revoke: async (id, by) => {
-      const changed = await service.revoke(id, by);
-      await oauth.forgetGrant(id, unit);
-      return changed;
-    },
-  });
-  const credentials = forgettingGrants(access.credentials);
-  const authenticate = mcpAuthenticator({
-    ...access,
-    credentials,
-    people: { current: (tenantId, personId) => people.standing(tenantId, personId) },
-    server: oauth,
-    clock,
+  const credentials = forgettingGrants(oauth, access.credentials);
+  const authenticate = grantAuthenticator(oauth, {
+    current: (tenantId, personId) => people.standing(tenantId, personId),
   });
   const mcp = createMcpServer({
     database,
@@ -230,7 +221,7 @@ function wire(
     apiAccess,
     ...access,
     credentials,
-    credentialsIn: (handle) => forgettingGrants(credentialsOver(joining(handle)), handle),
+    credentialsIn: (handle) => forgettingGrants(oauth, credentialsOver(joining(handle)), handle),
     mcp,
     oauth,
     logger,

@@ -3,7 +3,6 @@ import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '@gatehousejs
 import { listen, type ShutdownOptions, type ShutdownReport } from '@gatehousejs/core/node';
 import { createApiHandler } from './api/index.js';
 import type { BookingApp } from './app.js';
-import { resourceMetadataOptions } from './oauth/resourceMetadata.js';
 import { createPagesHandler } from './pages/index.js';
 
 /** Where the product listens. */
@@ -40,7 +39,7 @@ function productHandler(
     if (app.oauth.handles(pathname)) return app.oauth.fetch(request, incoming);
     if (pathname.startsWith(PROTECTED_RESOURCE_PATH)) {
       // the origin became known only at listen: the document is built now (listen serves it when configured)
-      const metadata = protectedResourceMetadata(resourceMetadataOptions(app.publicUrl.get()), '/mcp');
+      const metadata = protectedResourceMetadata(app.oauth.protectedResource(), '/mcp');
       const answer = metadata.fetch(request);
       if (answer) return answer;
     }
@@ -76,7 +75,7 @@ export async function serveHttp(
     ...options,
     fetch: productHandler(app),
     // with a configured origin, listen serves the protected-resource metadata and names it in 401 challenges
-    ...(app.publicUrl.configured ? { oauth: resourceMetadataOptions(app.publicUrl.get()) } : {}),
+    ...(app.publicUrl.configured ? { oauth: app.oauth.protectedResource() } : {}),
     health: { ready: () => app.credentialStore.findById('readiness-probe') },
   });
   app.publicUrl.listeningAt(served.url);

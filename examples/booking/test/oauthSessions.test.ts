@@ -13,9 +13,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliActor } from '../src/cli/commands.js';
-import { saveClient } from '../src/oauth/clients.js';
-import { RIGHT_WORDS } from '../src/oauth/scopes.js';
+import { cliActor, clientsOf } from '../src/cli/commands.js';
+import { BOOKING_SCOPES } from '../src/oauth.js';
 import { createSignInLink } from '../src/pages/index.js';
 import {
   authorizeQuery,
@@ -209,8 +208,8 @@ describe('what the consent page says', () => {
     expect(page.text).toContain('data-provenance="dynamic"');
     expect(page.text).toContain('the name is unverified');
     expect(page.text).toContain('<strong data-redirect-host>127.0.0.1</strong>');
-    expect(page.text).toContain(RIGHT_WORDS['bookings.read']);
-    expect(page.text).toContain(RIGHT_WORDS['customers.read']);
+    expect(page.text).toContain(BOOKING_SCOPES.words['bookings.read']);
+    expect(page.text).toContain(BOOKING_SCOPES.words['customers.read']);
     expect(page.text).toContain('Tools it sees');
     expect(page.text).toContain('Compact: ');
     expect(page.text).toContain('It stays connected until');
@@ -220,11 +219,9 @@ describe('what the consent page says', () => {
   it('says a pre-registered client is registered by the operator, and a metadata-document client names its host', async () => {
     await using t = await testApp({ template });
     const scene = await sceneOf(t);
-    await saveClient(
-      t.app.database,
+    await clientsOf(t.app).save(
       { id: 'desk-app', name: 'Desk App', redirectUris: ['http://127.0.0.1/callback'] },
       cliActor(),
-      Date.now(),
     );
     const path = await reachConsent(scene, authorizeQuery(scene, 'desk-app', pkce().challenge));
     const page = await scene.browser.get(path);
@@ -242,11 +239,9 @@ describe('the MCP Inspector’s route', () => {
       { redirectUri: 'http://localhost:6274/oauth/callback', origin: 'http://localhost:6274' },
       { redirectUri: 'http://127.0.0.1:6276/oauth/callback', origin: undefined },
     ];
-    await saveClient(
-      t.app.database,
+    await clientsOf(t.app).save(
       { id: 'mcp-inspector', name: 'MCP Inspector', redirectUris: routes.map((r) => r.redirectUri) },
       cliActor(),
-      Date.now(),
     );
     for (const { redirectUri, origin } of routes) {
       const { verifier, challenge } = pkce();

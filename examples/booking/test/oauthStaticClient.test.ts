@@ -8,17 +8,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClientRegistrationError, clientMetadata } from '@gatehousejs/oauth';
 import { CompiledQuery } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliActor } from '../src/cli/commands.js';
-import {
-  ClientRegistrationError,
-  clientMetadata,
-  listClients,
-  removeClient,
-  saveClient,
-} from '../src/oauth/clients.js';
-import type { StaffActor } from '../src/services/people.js';
+import { cliActor, clientsOf } from '../src/cli/commands.js';
 import {
   authorizeQuery,
   consent,
@@ -72,7 +65,9 @@ describe('the client registry', () => {
   ])('refuses %s, writing nothing', async (_what, change) => {
     await using t = await testApp({ template });
     const client = { ...CLIENT, ...change };
-    const error = await saveClient(t.app.database, client, cliActor(), Date.now()).catch((e: unknown) => e);
+    const error = await clientsOf(t.app)
+      .save(client, cliActor())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientRegistrationError);
     expect((error as Error).message).not.toContain('u:p@'); // a credential is never echoed
     expect(await count(t, "SELECT count(*) AS n FROM gatehouse_oauth_records WHERE model = 'Client'")).toBe(
@@ -85,18 +80,17 @@ describe('the client registry', () => {
 
   it('registers, replaces, lists and removes, one audit row per change', async () => {
     await using t = await testApp({ template });
-    const { database } = t.app;
-    expect(await saveClient(database, CLIENT, cliActor(), Date.now())).toBe(false);
-    expect(await saveClient(database, { ...CLIENT, name: 'Desk App 2' }, cliActor(), Date.now())).toBe(true);
-    expect(await listClients(database, Date.now())).toEqual([
+    const clients = clientsOf(t.app);
+    expect(await clients.save(CLIENT, cliActor())).toBe(false);
+    expect(await clients.save({ ...CLIENT, name: 'Desk App 2' }, cliActor())).toBe(true);
+    expect(await clients.list()).toEqual([
       { id: 'desk-app', name: 'Desk App 2', redirectUris: ['http://127.0.0.1/callback'] },
     ]);
-    const revoke = (grantId: string, by: StaffActor) => t.app.credentials.revoke(grantId, by);
-    expect(await removeClient(database, 'desk-app', cliActor(), Date.now(), revoke)).toEqual({
+    expect(await clients.remove('desk-app', cliActor())).toEqual({
       revokedGrants: 0,
     });
-    expect(await removeClient(database, 'desk-app', cliActor(), Date.now(), revoke)).toBeUndefined();
-    expect(await listClients(database, Date.now())).toEqual([]);
+    expect(await clients.remove('desk-app', cliActor())).toBeUndefined();
+    expect(await clients.list()).toEqual([]);
     expect(
       await count(
         t,
@@ -115,7 +109,7 @@ describe('the client registry', () => {
 describe('a pre-registered client', () => {
   it('completes the flow from any loopback port with registration off; once removed it can neither start nor refresh', async () => {
     await using t = await testApp({ template });
-    await saveClient(t.app.database, CLIENT, cliActor(), Date.now());
+    await clientsOf(t.app).save(CLIENT, cliActor());
     const scene = await sceneOf(t);
     expect((await fetch(`${scene.origin}/oauth/register`, { method: 'POST' })).status).toBe(404);
     const redirectUri = 'http://127.0.0.1:49215/callback';
@@ -153,8 +147,7 @@ describe('a pre-registered client', () => {
       )?.id,
     );
 
-    const revoke = (id: string, by: StaffActor) => t.app.credentials.revoke(id, by);
-    expect(await removeClient(t.app.database, CLIENT.id, cliActor(), Date.now(), revoke)).toEqual({
+    expect(await clientsOf(t.app).remove(CLIENT.id, cliActor())).toEqual({
       revokedGrants: 1,
     });
     // its access ends at once, not when its ten-minute access token runs out

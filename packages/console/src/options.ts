@@ -14,6 +14,8 @@ export interface ConsoleWorkspace<TRight extends string = string> {
   readonly name: string;
   /** Owners see and change the workspace's switches, all its tokens and its audit log. */
   readonly owner: boolean;
+  /** The person's role there in the product's words (`manager`), shown beside the name where one is chosen. */
+  readonly role?: string | undefined;
   /** The rights the person holds there now (their role, their active flag), never a token's. */
   readonly rights: readonly TRight[];
 }

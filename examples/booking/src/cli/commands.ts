@@ -1,17 +1,11 @@
 import { ToolError } from '@gatehousejs/core';
+import { ClientRegistrationError, type ClientRegistry, createClientRegistry } from '@gatehousejs/oauth';
 import type { BookingApp } from '../app.js';
 import { UsageError } from '../config.js';
 import { seedIfEmpty } from '../db/seed.js';
 import { DomainError } from '../domain/errors.js';
 import { type Person, RIGHTS, type Right, ROLES, type Role } from '../domain/model.js';
 import { COMPACT_TOOLSET } from '../mcp/tools/index.js';
-import {
-  ClientRegistrationError,
-  listClients,
-  type RevokeGrant,
-  removeClient,
-  saveClient,
-} from '../oauth/clients.js';
 import type { StaffActor } from '../services/people.js';
 import { onOff, type ParsedArgs, positional, required } from './args.js';
 
@@ -205,6 +199,14 @@ const seed: Command = {
   },
 };
 
+/** The registry of pre-registered OAuth clients, audited in the product's database. */
+export const clientsOf = (app: BookingApp): ClientRegistry =>
+  createClientRegistry({
+    server: app.oauth,
+    audit: app.database.stores.audit,
+    unitOfWork: app.database.stores.unitOfWork,
+  });
+
 const clientAdd: Command = {
   usage: 'oauth-client add --id ID --name NAME --redirect-uris U1[,U2]   (a pre-registered public client)',
   options: ['id', 'name', 'redirect-uris'],
@@ -220,7 +222,7 @@ const clientAdd: Command = {
     };
     let replaced: boolean;
     try {
-      replaced = await saveClient(app.database, client, cliActor(), app.deps.clock().getTime());
+      replaced = await clientsOf(app).save(client, cliActor());
     } catch (error) {
       if (error instanceof ClientRegistrationError) throw new UsageError(error.message);
       throw error;
@@ -236,7 +238,7 @@ const clientList: Command = {
   options: [],
   async run(app, args, io) {
     positional(args, []);
-    const clients = await listClients(app.database, app.deps.clock().getTime());
+    const clients = await clientsOf(app).list();
     if (clients.length === 0)
       io.out('No registered OAuth clients (metadata-document clients are not listed).\n');
     for (const c of clients) io.out(`${c.id}\t${c.name}\t${c.redirectUris.join(' ')}\n`);
@@ -248,8 +250,7 @@ const clientRemove: Command = {
   options: [],
   async run(app, args, io) {
     const [id = ''] = positional(args, ['id']);
-    const revoke: RevokeGrant = (grantId, by) => app.credentials.revoke(grantId, by);
-    const removed = await removeClient(app.database, id, cliActor(), app.deps.clock().getTime(), revoke);
+    const removed = await clientsOf(app).remove(id, cliActor());
     if (!removed) throw new UsageError(`There is no registered OAuth client ${id}.`);
     const grants = removed.revokedGrants === 1 ? '1 grant' : `${removed.revokedGrants} grants`;
     io.out(

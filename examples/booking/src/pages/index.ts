@@ -1,8 +1,7 @@
 import { type ConsolePerson, createConsole, passwordSignIn } from '@gatehousejs/console';
+import { consentPages, PROVIDER_SESSION_COOKIES } from '@gatehousejs/oauth';
 import type { BookingApp } from '../app.js';
 import type { Right } from '../domain/model.js';
-import { PROVIDER_SESSION_COOKIES } from '../oauth/sessionCookies.js';
-import { consentModule } from './consent.js';
 
 export { createSignInLink } from './signInLink.js';
 
@@ -34,6 +33,7 @@ async function consolePerson(
       id: m.workspaceId,
       name: m.name,
       owner: m.role === 'owner',
+      role: m.role,
       rights: m.rights,
     })),
   };
@@ -90,7 +90,7 @@ export function createPagesHandler(app: BookingApp, options: PageOptions = {}) {
     timeZoneOf: (workspaceId) => zoneOf(app, workspaceId),
     tokens: { toolsets: ['compact'] },
     actions: { delete_booking: { verb: 'Delete booking', done: 'Booking deleted' } },
-    modules: [consentModule(app)],
+    modules: [consentPages(app.oauth)],
     logger: app.logger,
     clock: app.deps.clock,
   });

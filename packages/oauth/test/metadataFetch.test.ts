@@ -1,20 +1,22 @@
 /**
  * Which client metadata documents may come from a private or loopback
- * address: `BOOKING_OAUTH_METADATA_HOSTS` parsed at startup, and the fetch
+ * address: `<prefix>METADATA_HOSTS` parsed at startup, and the fetch
  * that lifts oidc-provider's address guard (the dispatcher it puts in the
  * request options) for the listed hosts only.
  */
 import { ConfigurationError } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/config.js';
 import {
   metadataFetch,
   metadataHostOf,
-  metadataHostsFromEnv,
+  metadataHostsFrom,
   type ProviderFetch,
   unguardedFetch,
-} from '../src/oauth/metadataFetch.js';
-import { oauthSettingsFromEnv } from '../src/oauth/server.js';
+} from '../src/metadataFetch.js';
+import { oauthSettingsFromEnv } from '../src/server.js';
+
+const VARIABLE = 'BOOKING_OAUTH_METADATA_HOSTS';
+const metadataHostsFromEnv = (raw: string | undefined) => metadataHostsFrom(raw, VARIABLE);
 
 /** Stands for the provider's address guard: an undici dispatcher in the request options. */
 const GUARD = Object.freeze({ guard: 'special-use addresses refused' });
@@ -37,18 +39,18 @@ async function guardKept(fetch: (base: ProviderFetch) => ProviderFetch, url: str
   return calls[0]?.init.dispatcher === GUARD;
 }
 
-/** The usage error `metadataHostsFromEnv` throws for `raw`. */
-function refusal(raw: string): UsageError {
+/** The configuration error `metadataHostsFrom` throws for `raw`. */
+function refusal(raw: string): ConfigurationError {
   try {
     metadataHostsFromEnv(raw);
   } catch (error) {
-    if (error instanceof UsageError) return error;
+    if (error instanceof ConfigurationError) return error;
     throw error;
   }
   throw new Error(`accepted ${JSON.stringify(raw)}`);
 }
 
-describe('metadataHostsFromEnv', () => {
+describe('metadataHostsFrom', () => {
   it('reads comma-separated host and host:port entries in the form of a URL host', () => {
     expect(metadataHostsFromEnv('127.0.0.1:8443, LOCALHOST ,[::1]:9443,docs.example:443')).toEqual([
       '127.0.0.1:8443',
@@ -88,11 +90,11 @@ describe('metadataHostsFromEnv', () => {
 
   it('is read with the other OAuth settings, and a bad list stops them being read', () => {
     const env = { BOOKING_OAUTH_METADATA_HOSTS: '127.0.0.1:8443' };
-    expect(oauthSettingsFromEnv(env).metadataHosts).toEqual(['127.0.0.1:8443']);
-    expect(oauthSettingsFromEnv({}).metadataHosts).toBeUndefined();
-    expect(() => oauthSettingsFromEnv({ BOOKING_OAUTH_METADATA_HOSTS: 'https://a.example' })).toThrow(
-      UsageError,
-    );
+    expect(oauthSettingsFromEnv(env, 'BOOKING_OAUTH_').metadataHosts).toEqual(['127.0.0.1:8443']);
+    expect(oauthSettingsFromEnv({}, 'BOOKING_OAUTH_').metadataHosts).toBeUndefined();
+    expect(() =>
+      oauthSettingsFromEnv({ BOOKING_OAUTH_METADATA_HOSTS: 'https://a.example' }, 'BOOKING_OAUTH_'),
+    ).toThrow(ConfigurationError);
   });
 });
 
@@ -143,7 +145,7 @@ describe('metadataFetch', () => {
 });
 
 describe('unguardedFetch', () => {
-  it('lifts the address guard for every host (BOOKING_OAUTH_PRIVATE_METADATA_FETCH=1)', async () => {
+  it('lifts the address guard for every host (allowPrivateMetadataFetch)', async () => {
     expect(await guardKept(unguardedFetch, 'https://10.0.0.1/client.json')).toBe(false);
     expect(await guardKept(unguardedFetch, 'https://127.0.0.1:9443/client.json')).toBe(false);
   });

@@ -1,9 +1,10 @@
 import type { AuthorizationStore } from '@gatehousejs/core';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { RIGHTS } from '../domain/model.js';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { oauthAdapter } from './adapter.js';
+import { providerErrorPage } from './errorPage.js';
 import type { AuthorizationKeys } from './keys.js';
-import { ACCESS_TOKEN_SECONDS, GRANT_SECONDS, INTERACTION_SECONDS } from './lifetimes.js';
+import type { OAuthLifetimes } from './lifetimes.js';
 import { metadataFetch, type ProviderFetch, unguardedFetch } from './metadataFetch.js';
 
 /** How the authorization server is set up. */
@@ -12,6 +13,11 @@ export interface ProviderSettings {
   readonly issuer: string;
   /** The one resource its tokens are for: the MCP endpoint's URL (RFC 8707 audience). */
   readonly resource: string;
+  /** The rights, each a scope of the same name. */
+  readonly rights: readonly string[];
+  /** The consent page's path for an interaction. */
+  readonly consentPath: (uid: string) => string;
+  readonly lifetimes: OAuthLifetimes;
   readonly keys: AuthorizationKeys;
   /** Where its records and keys live: the stores' AuthorizationStore, shared by replicas. */
   readonly store: AuthorizationStore;
@@ -25,12 +31,6 @@ export interface ProviderSettings {
    * from a private or loopback address; every other host keeps the guard.
    */
   readonly metadataHosts?: readonly string[];
-  /**
-   * Renders the provider's error page (its HTML). Passed in, not imported:
-   * this module is loaded on first use, and what it imports at load would
-   * change the order in which a bundle initializes shared modules.
-   */
-  readonly errorPage: (out: { error: string; error_description?: string }) => string;
   /** Replaces the provider's outgoing fetch (tests); see `OAuthSettings.fetch`. */
   readonly fetch?: ProviderFetch;
   /** Called when the provider revoked a grant (a reused refresh token, a revocation request). */
@@ -57,8 +57,8 @@ export const PROVIDER_ROUTES = Object.freeze({
   credential: '/oauth/credential',
 });
 
-function configuration(settings: ProviderSettings): Configuration {
-  const { resource } = settings;
+function configuration(settings: ProviderSettings, errors: OidcErrors): Configuration {
+  const { resource, rights, lifetimes } = settings;
   return {
     adapter: oauthAdapter(settings.store, settings.now),
     jwks: { keys: settings.keys.jwks.keys.map((k) => ({ ...k })) } as Configuration['jwks'],
@@ -73,11 +73,11 @@ function configuration(settings: ProviderSettings): Configuration {
     responseTypes: ['code'],
     // the rights are the MCP resource's scopes (getResourceServerInfo); listed here too so that
     // clients may register with them (the SDK sends the resource's scopes in its registration)
-    scopes: ['openid', 'offline_access', ...RIGHTS],
+    scopes: ['openid', 'offline_access', ...rights],
     claims: { openid: ['sub'] },
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     routes: { ...PROVIDER_ROUTES },
-    interactions: { url: async (_ctx, interaction) => `/oauth/consent/${interaction.uid}` },
+    interactions: { url: async (_ctx, interaction) => settings.consentPath(interaction.uid) },
     pkce: { required: () => true },
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -86,17 +86,17 @@ function configuration(settings: ProviderSettings): Configuration {
     // of the same client is a second grant beside the first, not its end
     expiresWithSession: async () => false,
     ttl: {
-      AccessToken: ACCESS_TOKEN_SECONDS,
+      AccessToken: lifetimes.accessTokenSeconds,
       AuthorizationCode: 60,
-      Interaction: INTERACTION_SECONDS,
+      Interaction: lifetimes.interactionSeconds,
       // a session lasts one authorization: its cookie is never kept (the product's sign-in is the session)
       Session: 600,
-      Grant: GRANT_SECONDS,
-      RefreshToken: GRANT_SECONDS,
+      Grant: lifetimes.grantSeconds,
+      RefreshToken: lifetimes.grantSeconds,
     },
     renderError: (ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) => {
       ctx.type = 'html';
-      ctx.body = settings.errorPage(out);
+      ctx.body = providerErrorPage(out);
     },
     // a public client may call the token and revocation endpoints from its redirect URIs' origins (browser clients)
     clientBasedCORS: (_ctx, origin, client) =>
@@ -120,9 +120,9 @@ function configuration(settings: ProviderSettings): Configuration {
         getResourceServerInfo: async (_ctx, asked) => {
           if (asked !== resource) throw new errors.InvalidTarget(`Tokens are issued only for ${resource}.`);
           return {
-            scope: RIGHTS.join(' '),
+            scope: rights.join(' '),
             audience: resource,
-            accessTokenTTL: ACCESS_TOKEN_SECONDS,
+            accessTokenTTL: lifetimes.accessTokenSeconds,
             accessTokenFormat: 'opaque',
           };
         },
@@ -145,20 +145,26 @@ function outgoingFetch(settings: ProviderSettings): Pick<Configuration, 'fetch'>
   return {};
 }
 
+type OidcErrors = typeof import('oidc-provider')['errors'];
+
 /**
- * The booking product's OAuth 2.1 authorization server on oidc-provider:
+ * The product's OAuth 2.1 authorization server on oidc-provider:
  * authorization code with PKCE (S256 only, required for every client),
  * clients by Client ID Metadata Document (fetched only from public
  * addresses, but for the hosts configured or all when allowed) or, when
  * enabled, dynamic registration;
  * resource indicators (RFC 8707) with the MCP endpoint as the one audience;
  * `iss` in the authorization response (RFC 9207); refresh tokens that rotate
- * (a reused one revokes the grant); ten-minute opaque access tokens. Every
+ * (a reused one revokes the grant); short-lived opaque access tokens. Every
  * grant, code, token, session and client lives in the product's database;
- * no development interaction or consent screen is served.
+ * no development interaction or consent screen is served (the consent page
+ * is a console module, `consentPages`).
  */
-export function createProvider(settings: ProviderSettings): Provider {
-  const provider = new Provider(settings.issuer, configuration(settings));
+export async function createProvider(settings: ProviderSettings): Promise<Provider> {
+  // imported on first use: oidc-provider is ESM only (the CommonJS build loads it with import()),
+  // and it warns on stderr when imported under Node 20
+  const { default: Provider, errors } = await import('oidc-provider');
+  const provider = new Provider(settings.issuer, configuration(settings, errors));
   // proxy headers are not trusted: the bridge says whether the public origin is https
   if (settings.onGrantRevoked) {
     const onRevoked = settings.onGrantRevoked;

@@ -10,15 +10,23 @@ export interface AuthorizationKeys {
   readonly cookieKeys: readonly string[];
 }
 
-/** Where the keys come from: the environment's values, when set. */
+/** Where the keys come from: configured values (an environment's), when set. */
 export interface KeySources {
-  /** `BOOKING_OAUTH_JWKS`: a JSON Web Key Set of private keys, `{"keys":[…]}`, newest first. */
+  /** A JSON Web Key Set of private keys, `{"keys":[…]}`, newest first. */
   readonly jwks?: string | undefined;
-  /** `BOOKING_OAUTH_COOKIE_KEYS`: comma-separated secrets of at least 32 characters, newest first. */
+  /** Comma-separated secrets of at least 32 characters, newest first. */
   readonly cookieKeys?: string | undefined;
+  /**
+   * What an error calls each value (the variables they come from, as
+   * {@link oauthSettingsFromEnv} sets them); default `jwks` and `cookieKeys`.
+   * An error names the source, never the value.
+   */
+  readonly sourceNames?: { readonly jwks: string; readonly cookieKeys: string } | undefined;
 }
 
-function parseJwks(text: string): AuthorizationKeys['jwks'] {
+const UNSET = 'unset it to have one generated and stored in the database';
+
+function parseJwks(text: string, name: string): AuthorizationKeys['jwks'] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -35,17 +43,17 @@ function parseJwks(text: string): AuthorizationKeys['jwks'] {
     );
   if (!valid) {
     throw new ConfigurationError(
-      'BOOKING_OAUTH_JWKS must be a JSON Web Key Set of private keys, {"keys":[{"kty":…,"d":…}]}, newest first; unset it to have one generated and stored in the database.',
+      `${name} must be a JSON Web Key Set of private keys, {"keys":[{"kty":…,"d":…}]}, newest first; ${UNSET}.`,
     );
   }
   return { keys: keys as PrivateJwk[] };
 }
 
-function parseCookieKeys(text: string): string[] {
+function parseCookieKeys(text: string, name: string): string[] {
   const keys = text.split(',').map((k) => k.trim());
   if (keys.length === 0 || keys.some((k) => k.length < 32)) {
     throw new ConfigurationError(
-      'BOOKING_OAUTH_COOKIE_KEYS must be comma-separated secrets of at least 32 characters each, newest first; unset it to have one generated and stored in the database.',
+      `${name} must be comma-separated secrets of at least 32 characters each, newest first; ${UNSET}.`,
     );
   }
   return keys;
@@ -62,18 +70,22 @@ function newSigningKey(): PrivateJwk {
  * putting the new key first and keeping the old ones until their tokens and
  * cookies expired), otherwise generated on first start and stored in the
  * database, shared by every replica. Bad values throw a configuration error
- * that names the variable, never its value.
+ * that names their source, never the value.
  */
 export async function loadAuthorizationKeys(
   store: AuthorizationStore,
   sources: KeySources,
   now: number,
 ): Promise<AuthorizationKeys> {
-  const jwks = sources.jwks
-    ? parseJwks(sources.jwks)
-    : parseJwks(await store.keyOf('jwks', () => JSON.stringify({ keys: [newSigningKey()] }), now));
-  const cookieKeys = sources.cookieKeys
-    ? parseCookieKeys(sources.cookieKeys)
-    : parseCookieKeys(await store.keyOf('cookie_keys', () => randomBytes(32).toString('base64url'), now));
+  const names = sources.sourceNames ?? { jwks: 'jwks', cookieKeys: 'cookieKeys' };
+  const jwks = parseJwks(
+    sources.jwks || (await store.keyOf('jwks', () => JSON.stringify({ keys: [newSigningKey()] }), now)),
+    sources.jwks ? names.jwks : 'The stored signing key set',
+  );
+  const cookieKeys = parseCookieKeys(
+    sources.cookieKeys ||
+      (await store.keyOf('cookie_keys', () => randomBytes(32).toString('base64url'), now)),
+    sources.cookieKeys ? names.cookieKeys : 'The stored cookie key',
+  );
   return { jwks, cookieKeys };
 }

@@ -3,12 +3,11 @@ import {
   type ConsoleModule,
   type ConsolePage,
   type ConsoleRequest,
+  type ConsoleWorkspace,
   type Html,
   html,
   type SignedIn,
 } from '@gatehousejs/console';
-import type { BookingApp } from '../app.js';
-import type { Right } from '../domain/model.js';
 import {
   type ClientProvenance,
   type ConsentRequest,
@@ -16,10 +15,8 @@ import {
   denyConsent,
   grantConsent,
   signInFreshEnough,
-} from '../oauth/consent.js';
-import { GRANT_SECONDS } from '../oauth/lifetimes.js';
-import { RIGHT_WORDS, TOOLSET_WORDS, TOOLSETS } from '../oauth/scopes.js';
-import type { Membership } from '../services/people.js';
+} from './consent.js';
+import { type AuthorizationServer, internalsOf } from './server.js';
 
 /** The authorization server's cookie naming the interaction this browser started (set by the provider). */
 export const INTERACTION_COOKIE = '_interaction';
@@ -44,15 +41,26 @@ function readCookie(request: Request, name: string): string | undefined {
   return values.length === 1 ? values[0] : undefined;
 }
 
-/** The workspace a request names among the person's, or their home one when it names none. */
-const chosenWorkspace = (workspaces: readonly Membership[], named: string | undefined) =>
-  named ? workspaces.find((m) => m.workspaceId === named) : workspaces[0];
+type Workspace = ConsoleWorkspace<string>;
 
-/** The rights a person can grant in a workspace: those the client asks for that their role there holds now (I4). */
-const grantableIn = (request: ConsentRequest, workspace: Membership): Right[] => {
+/** The workspace a request names among the person's, or their home one when it names none. */
+const chosenWorkspace = (workspaces: readonly Workspace[], named: string | undefined) =>
+  named ? workspaces.find((w) => w.id === named) : workspaces[0];
+
+/** The rights a person can grant in a workspace: those the client asks for that they hold there now (I4). */
+const grantableIn = (request: ConsentRequest, workspace: Workspace): string[] => {
   const held = new Set<string>(workspace.rights);
   return request.rights.filter((right) => held.has(right));
 };
+
+/** Seconds as a reader says them: `30 days`, `an hour`, `10 minutes`. */
+function spoken(seconds: number): string {
+  const unit = (count: number, one: string, many: string) => (count === 1 ? one : `${count} ${many}`);
+  if (seconds % 86_400 === 0) return unit(seconds / 86_400, 'a day', 'days');
+  if (seconds % 3_600 === 0) return unit(seconds / 3_600, 'an hour', 'hours');
+  if (seconds % 60 === 0) return unit(seconds / 60, 'a minute', 'minutes');
+  return unit(seconds, 'a second', 'seconds');
+}
 
 /**
  * What the page rendered, sealed with the session: the interaction, the
@@ -62,12 +70,13 @@ const grantableIn = (request: ConsentRequest, workspace: Membership): Right[] =>
  * granted.
  */
 const renderedSeal = (
-  who: SignedIn<Right>,
+  who: SignedIn<string>,
   uid: string,
-  workspace: Membership,
-  grantable: readonly Right[],
-) => sha256(`consent:${who.session}:${uid}:${workspace.workspaceId}:${[...grantable].sort().join(',')}`);
+  workspace: Workspace,
+  grantable: readonly string[],
+) => sha256(`consent:${who.session}:${uid}:${workspace.id}:${[...grantable].sort().join(',')}`);
 
+/** The consent page's path inside the console (the console adds its base path). */
 const consentPath = (request: ConsentRequest) => `/oauth/consent/${encodeURIComponent(request.uid)}`;
 
 /** How the client is known, which says how far its name can be believed. */
@@ -96,70 +105,79 @@ function redirectText(request: ConsentRequest): Html {
  * Allow are always the same one (a token is for one workspace, I3).
  */
 function otherWorkspaces(
+  page: ConsolePage,
   request: ConsentRequest,
-  workspaces: readonly Membership[],
-  chosen: Membership,
+  workspaces: readonly Workspace[],
+  chosen: Workspace,
 ): Html {
-  const others = workspaces.filter((w) => w.workspaceId !== chosen.workspaceId);
+  const others = workspaces.filter((w) => w.id !== chosen.id);
   if (others.length === 0) return html``;
-  const link = (w: Membership) =>
-    html`<li><a data-workspace-link="${w.workspaceId}" href="${consentPath(request)}?workspace=${encodeURIComponent(w.workspaceId)}">${w.name} (${w.role})</a></li>`;
+  const role = (w: Workspace) => w.role ?? (w.owner ? 'owner' : undefined);
+  const link = (w: Workspace) =>
+    html`<li><a data-workspace-link="${w.id}" href="${page.path(consentPath(request))}?workspace=${encodeURIComponent(w.id)}">${w.name}${role(w) ? ` (${role(w)})` : ''}</a></li>`;
   return html`<nav data-workspaces><p>Connect it to another of your workspaces instead (the page reloads with that workspace’s rights):</p><ul>${others.map(link)}</ul></nav>`;
 }
 
-function rightLine(right: Right, grantable: boolean, workspace: Membership): Html {
-  const words = html`${RIGHT_WORDS[right]} <code>${right}</code>`;
+function rightLine(words: string, right: string, grantable: boolean, workspace: Workspace): Html {
+  const shown = html`${words} <code>${right}</code>`;
   return grantable
-    ? html`<label><input type="checkbox" name="rights" value="${right}" checked> ${words}</label>`
-    : html`<p data-not-held="${right}">${words}: you do not hold this right in ${workspace.name}, so it cannot be granted.</p>`;
+    ? html`<label><input type="checkbox" name="rights" value="${right}" checked> ${shown}</label>`
+    : html`<p data-not-held="${right}">${shown}: you do not hold this right in ${workspace.name}, so it cannot be granted.</p>`;
 }
 
 async function consentForm(
+  server: AuthorizationServer<string>,
   page: ConsolePage,
-  who: SignedIn<Right>,
+  who: SignedIn<string>,
   request: ConsentRequest,
-  chosen: Membership,
-  grantable: readonly Right[],
+  chosen: Workspace,
+  grantable: readonly string[],
   now: number,
 ): Promise<Html> {
-  const until = await page.time(now + GRANT_SECONDS * 1000, chosen.workspaceId);
+  const { grantSeconds, accessTokenSeconds } = server.lifetimes;
+  const { words, toolsets = {} } = server.scopes as AuthorizationServer<string>['scopes'];
+  const until = await page.time(now + grantSeconds * 1000, chosen.id);
+  const toolsetOption = ([name, text]: [string, string]) => html`<option value="${name}">${text}</option>`;
   return html`<form data-form="consent" method="post" action="${page.path(consentPath(request))}">
   ${page.csrfField()}
-  <input type="hidden" name="workspace" value="${chosen.workspaceId}">
+  <input type="hidden" name="workspace" value="${chosen.id}">
   <input type="hidden" name="rendered" value="${renderedSeal(who, request.uid, chosen, grantable)}">
   <fieldset><legend>What it may do in ${chosen.name} (only rights you hold there now can be granted)</legend>
-  ${request.rights.map((right) => rightLine(right, grantable.includes(right), chosen))}
+  ${request.rights.map((right) => rightLine(words[right] ?? right, right, grantable.includes(right), chosen))}
   </fieldset>
-  <label>Tools it sees <select name="toolset"><option value="">${TOOLSET_WORDS['']}</option>${TOOLSETS.map((t) => html`<option value="${t}">${TOOLSET_WORDS[t]}</option>`)}</select></label>
-  <p data-duration>It stays connected until ${until} (30 days), or until you revoke it on the Tokens page. Each access token it holds lasts ten minutes, and every renewal is checked against your rights at that moment.</p>
+  ${Object.keys(toolsets).length > 0 ? html`<label>Tools it sees <select name="toolset"><option value="">${ALL_TOOLS}</option>${Object.entries(toolsets).map(toolsetOption)}</select></label>` : ''}
+  <p data-duration>It stays connected until ${until} (${spoken(grantSeconds)}), or until you revoke it on the Tokens page. Each access token it holds lasts ${spoken(accessTokenSeconds)}, and every renewal is checked against your rights at that moment.</p>
   ${grantable.length > 0 ? html`<button type="submit" name="decision" value="grant">Allow for ${chosen.name}</button>` : html`<p data-nothing-grantable>You hold none of these rights in ${chosen.name}: nothing can be granted here.</p>`}
   <button type="submit" name="decision" value="deny">Deny</button>
 </form>`;
 }
 
+/** What the toolset list offers first: no toolset. */
+const ALL_TOOLS = 'All tools its rights allow';
+
 /** The consent page for one workspace, with links to the person's other workspaces. */
 async function consentPage(
-  r: ConsoleRequest<Right>,
-  app: BookingApp,
+  server: AuthorizationServer<string>,
+  r: ConsoleRequest<string>,
   request: ConsentRequest,
-  workspaces: readonly Membership[],
-  chosen: Membership,
+  chosen: Workspace,
   status = 200,
   error?: string,
 ): Promise<Response> {
   const who = r.person!;
+  const workspaces = who.workspaces;
   const grantable = grantableIn(request, chosen);
   const body = html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <p data-sentence><strong data-client-name>${request.clientName}</strong> asks to act for you, ${who.name}, in the workspace <strong data-workspace>${chosen.name}</strong> through MCP.</p>
 ${provenanceText(request.provenance)}
 <p>Client id: <code data-client-id>${request.clientId}</code></p>
 ${redirectText(request)}
-${await consentForm(r.page, who, request, chosen, grantable, nowOf(app))}
-${otherWorkspaces(request, workspaces, chosen)}`;
+${await consentForm(server, r.page, who, request, chosen, grantable, nowOf(server))}
+${otherWorkspaces(r.page, request, workspaces, chosen)}`;
   return r.page.render(status, { title: 'Connect a client', body });
 }
 
-const nowOf = (app: BookingApp) => app.deps.clock().getTime();
+const nowOf = (server: AuthorizationServer<string>) => internalsOf(server).clock().getTime();
 
 const EXPIRED = 'This authorization request is unknown or expired. Start again from the client.';
 
@@ -170,7 +188,7 @@ const EXPIRED = 'This authorization request is unknown or expired. Start again f
  * by someone who started the request) is refused, so nobody can collect a
  * code for a grant another person made.
  */
-function startedHere(r: ConsoleRequest<Right>, uid: string): boolean {
+function startedHere(r: ConsoleRequest<string>, uid: string): boolean {
   return readCookie(r.request, INTERACTION_COOKIE) === uid;
 }
 
@@ -183,69 +201,74 @@ const CHANGED =
   'What you may grant changed since the page was shown (your role, or the workspace). Check it again and answer.';
 
 /** The sign-in page, returning here: the request asks for a newer sign-in than the person's (`prompt=login`, `max_age`). */
-function signInAgain(r: ConsoleRequest<Right>): Response {
+function signInAgain(r: ConsoleRequest<string>): Response {
   return r.page.redirect(r.page.signInUrl(r.url.pathname + r.url.search));
 }
 
 /** The GET of the consent page. */
-async function showConsent(app: BookingApp, r: ConsoleRequest<Right>): Promise<Response> {
+async function showConsent(
+  server: AuthorizationServer<string>,
+  r: ConsoleRequest<string>,
+): Promise<Response> {
   const uid = r.params.uid ?? '';
   if (!startedHere(r, uid)) return r.page.error(403, 'Started in another browser', ELSEWHERE);
-  const request = await consentRequest(app.oauth, uid);
+  const request = await consentRequest(server, uid);
   if (!request) return r.page.error(404, 'Not found', EXPIRED);
   const who = r.person!;
-  if (!signInFreshEnough(request, who.signedInAt ?? 0, nowOf(app))) return signInAgain(r);
-  const workspaces = await app.people.workspacesOf(who.id);
-  const chosen = chosenWorkspace(workspaces, r.url.searchParams.get('workspace') || undefined);
+  if (!signInFreshEnough(request, who.signedInAt ?? 0, nowOf(server))) return signInAgain(r);
+  const chosen = chosenWorkspace(who.workspaces, r.url.searchParams.get('workspace') || undefined);
   if (!chosen) return r.page.error(404, 'Not found', NOT_MEMBER);
-  return consentPage(r, app, request, workspaces, chosen);
+  return consentPage(server, r, request, chosen);
 }
 
 /** The POST of the consent page: deny, or grant what the page offered. */
-async function answerConsent(app: BookingApp, r: ConsoleRequest<Right>): Promise<Response> {
+async function answerConsent(
+  server: AuthorizationServer<string>,
+  r: ConsoleRequest<string>,
+): Promise<Response> {
   const who = r.person!;
   const form = r.form!;
   const uid = r.params.uid ?? '';
   if (!startedHere(r, uid)) return r.page.error(403, 'Started in another browser', ELSEWHERE);
-  const request = await consentRequest(app.oauth, uid);
+  const request = await consentRequest(server, uid);
   if (!request) return r.page.error(404, 'Not found', EXPIRED);
   if (form.get('decision') !== 'grant') {
-    const returnTo = await denyConsent(app.oauth, uid, nowOf(app));
+    const returnTo = await denyConsent(server, uid, nowOf(server));
     return returnTo ? r.page.redirect(returnTo) : r.page.error(404, 'Not found', EXPIRED);
   }
-  if (!signInFreshEnough(request, who.signedInAt ?? 0, nowOf(app))) return signInAgain(r);
-  const workspaces = await app.people.workspacesOf(who.id);
-  const chosen = chosenWorkspace(workspaces, form.get('workspace') || undefined);
+  if (!signInFreshEnough(request, who.signedInAt ?? 0, nowOf(server))) return signInAgain(r);
+  const chosen = chosenWorkspace(who.workspaces, form.get('workspace') || undefined);
   if (!chosen || !form.get('workspace')) return r.page.error(404, 'Not found', NOT_MEMBER);
   const grantable = grantableIn(request, chosen);
   if (!sameSecret(form.get('rendered'), renderedSeal(who, uid, chosen, grantable)))
-    return consentPage(r, app, request, workspaces, chosen, 409, CHANGED);
+    return consentPage(server, r, request, chosen, 409, CHANGED);
   const posted = form.all('rights');
-  const notOffered = posted.filter((right) => !(grantable as readonly string[]).includes(right));
+  const notOffered = posted.filter((right) => !grantable.includes(right));
   if (notOffered.length > 0) {
     const error = `You cannot grant ${notOffered.join(', ')} in ${chosen.name}: the page did not offer it.`;
-    return consentPage(r, app, request, workspaces, chosen, 400, error);
+    return consentPage(server, r, request, chosen, 400, error);
   }
   const outcome = await grantConsent(
-    app.oauth,
-    app.credentials,
+    server,
+    internalsOf(server).credentials,
     request,
     {
       personId: who.id,
       signedInAt: who.signedInAt ?? 0,
-      workspaceId: chosen.workspaceId,
+      workspaceId: chosen.id,
       rights: posted,
       toolset: form.get('toolset') || null,
     },
-    nowOf(app),
+    nowOf(server),
   );
-  if ('error' in outcome) return consentPage(r, app, request, workspaces, chosen, 400, outcome.error);
+  if ('error' in outcome) return consentPage(server, r, request, chosen, 400, outcome.error);
   return r.page.redirect(outcome.returnTo);
 }
 
 /**
- * The consent page of the OAuth authorization server (`/oauth/consent/:uid`),
- * a console module: behind the product's sign-in, the console's Origin check
+ * The consent page of the authorization server (`/oauth/consent/:uid` under
+ * the console's base path, which the server's `consoleBasePath` names), a
+ * console module for `createConsole({ modules })`: behind the product's sign-in, the console's Origin check
  * and CSRF token; the product's session is the only session (the provider
  * keeps none), so a person who signed out is asked to sign in, and whoever
  * is signed in now is the one who answers. A request with `prompt=login`, or
@@ -261,13 +284,18 @@ async function answerConsent(app: BookingApp, r: ConsoleRequest<Right>): Promise
  * authorization may answer it (its `_interaction` cookie, which the console
  * refuses when sent twice).
  */
-export function consentModule(app: BookingApp): ConsoleModule<Right> {
+export function consentPages<TRight extends string>(
+  server: AuthorizationServer<TRight>,
+): ConsoleModule<TRight> {
+  const any = server as AuthorizationServer<string>;
+  const show = (r: ConsoleRequest<TRight>) => showConsent(any, r as ConsoleRequest<string>);
+  const answer = (r: ConsoleRequest<TRight>) => answerConsent(any, r as ConsoleRequest<string>);
   return {
     name: 'oauth-consent',
     cookies: [INTERACTION_COOKIE],
     routes: [
-      { method: 'GET', path: '/oauth/consent/:uid', handler: (r) => showConsent(app, r) },
-      { method: 'POST', path: '/oauth/consent/:uid', handler: (r) => answerConsent(app, r) },
+      { method: 'GET', path: '/oauth/consent/:uid', handler: show },
+      { method: 'POST', path: '/oauth/consent/:uid', handler: answer },
     ],
   };
 }

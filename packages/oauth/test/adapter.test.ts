@@ -1,6 +1,6 @@
 /**
- * oidc-provider's storage on the product's database (SQLite and PostgreSQL,
- * one Kysely code path): upsert/find by id, uid and user code, consume,
+ * oidc-provider's storage on the stores' AuthorizationStore (SQLite and
+ * PostgreSQL): upsert/find by id, uid and user code, consume,
  * expiry, revocation by grant, destroy, and the housekeeping purge.
  * PostgreSQL is skipped with the reason printed when no server answers (failing under CI=true).
  */
@@ -8,16 +8,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type BookingDatabase, openBookingDatabase } from '../src/db/open.js';
-import { oauthAdapter } from '../src/oauth/adapter.js';
-import { postgresAvailable, postgresTestDatabase } from './fixtures/postgres.js';
+import { createTestDatabase, postgresAvailable } from '../../stores/test/fixtures/postgres.js';
+import { oauthAdapter } from '../src/adapter.js';
+import { type DeskStores, postgresStores, sqliteStores } from './host.js';
 
 const available = await postgresAvailable();
 
 async function openDatabase(engine: 'sqlite' | 'postgres') {
   if (engine === 'postgres') {
-    const pg = await postgresTestDatabase();
-    const database = await openBookingDatabase({ databaseUrl: pg.url });
+    const pg = await createTestDatabase();
+    const database = await postgresStores(pg.url);
     return {
       database,
       [Symbol.asyncDispose]: async () => {
@@ -27,7 +27,7 @@ async function openDatabase(engine: 'sqlite' | 'postgres') {
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'oauth-adapter-'));
-  const database = await openBookingDatabase({ file: join(dir, 'booking.db') });
+  const database = sqliteStores(join(dir, 'desk.db'));
   return {
     database,
     [Symbol.asyncDispose]: async () => {
@@ -37,8 +37,13 @@ async function openDatabase(engine: 'sqlite' | 'postgres') {
   };
 }
 
-const rowsOf = (database: BookingDatabase) =>
-  database.kysely.selectFrom('gatehouse_oauth_records').selectAll().orderBy('id').execute();
+type Row = { model: string; id: string; grant_id: string | null; expires_at: number | null };
+/** The records, times as numbers (PostgreSQL answers BIGINT as text). */
+const rowsOf = async (database: DeskStores): Promise<Row[]> =>
+  (await database.rows('SELECT * FROM gatehouse_oauth_records ORDER BY id, model')).map((r) => ({
+    ...(r as Row),
+    expires_at: r.expires_at === null ? null : Number(r.expires_at),
+  }));
 
 describe.each([
   ['SQLite', 'sqlite' as const, true],
@@ -49,7 +54,7 @@ describe.each([
     async () => {
       await using db = await openDatabase(engine);
       let now = 1_000_000;
-      const factory = oauthAdapter(db.database.stores.authorization, () => now);
+      const factory = oauthAdapter(db.database.authorization, () => now);
       const codes = factory('AuthorizationCode');
       const sessions = factory('Interaction');
       await codes.upsert('code1', { grantId: 'g1', accountId: 'p_olivia' }, 60);
@@ -82,20 +87,20 @@ describe.each([
   it.skipIf(!enabled)('never returns an expired row, and the purge deletes it', async () => {
     await using db = await openDatabase(engine);
     let now = 10_000;
-    const tokens = oauthAdapter(db.database.stores.authorization, () => now)('AccessToken');
+    const tokens = oauthAdapter(db.database.authorization, () => now)('AccessToken');
     await tokens.upsert('short', { grantId: 'g1' }, 1);
     await tokens.upsert('long', { grantId: 'g1' }, 600);
     await tokens.upsert('client', { client_id: 'c' });
     now = 11_000;
     expect(await tokens.find('short')).toBeUndefined();
     expect(await tokens.find('long')).toBeDefined();
-    expect(await db.database.stores.authorization.purgeExpired(now)).toBe(1);
+    expect(await db.database.authorization.purgeExpired(now)).toBe(1);
     expect((await rowsOf(db.database)).map((r) => r.id)).toEqual(['client', 'long']);
   });
 
   it.skipIf(!enabled)("revokes every row of one model's grant, and only that grant's", async () => {
     await using db = await openDatabase(engine);
-    const factory = oauthAdapter(db.database.stores.authorization, () => 0);
+    const factory = oauthAdapter(db.database.authorization, () => 0);
     await factory('RefreshToken').upsert('r1', { grantId: 'g1' }, 600);
     await factory('RefreshToken').upsert('r2', { grantId: 'g2' }, 600);
     await factory('AccessToken').upsert('a1', { grantId: 'g1' }, 600);

@@ -1,11 +1,7 @@
 import { ConfigurationError } from '@gatehousejs/core';
-import { UsageError } from '../config.js';
 
 /** The provider's outgoing fetch, as oidc-provider calls it (its `fetch` setting). */
 export type ProviderFetch = (url: URL | string, init: RequestInit) => Promise<Response>;
-
-/** The variable naming the hosts whose metadata documents may be fetched from private addresses. */
-export const METADATA_HOSTS_VARIABLE = 'BOOKING_OAUTH_METADATA_HOSTS';
 
 /** Characters that make an entry a URL, a path or credentials rather than `host[:port]`. */
 const NOT_A_HOST = /[/\\@?#\s]/;
@@ -28,20 +24,20 @@ export function metadataHostOf(entry: string): string | undefined {
 }
 
 /**
- * Reads `BOOKING_OAUTH_METADATA_HOSTS`: comma-separated `host[:port]` entries
- * whose client metadata documents may be fetched although they resolve to a
- * private or loopback address. Unset or empty: none. An empty entry, a URL
- * or a port out of range is a {@link UsageError} naming the variable (the
- * process exits 2 at startup).
+ * Reads a list of comma-separated `host[:port]` entries (an environment
+ * variable's value) whose client metadata documents may be fetched although
+ * they resolve to a private or loopback address. Unset or empty: none. An
+ * empty entry, a URL or a port out of range is a `ConfigurationError` naming
+ * `variable`.
  */
-export function metadataHostsFromEnv(raw: string | undefined): readonly string[] | undefined {
+export function metadataHostsFrom(raw: string | undefined, variable: string): readonly string[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   return raw.split(',').map((item) => {
     const entry = item.trim();
     const host = metadataHostOf(entry);
     if (host === undefined) {
-      throw new UsageError(
-        `${METADATA_HOSTS_VARIABLE} must be comma-separated host or host:port entries (port 1 to 65535, IPv6 in brackets, no scheme or path), such as 127.0.0.1:8443,localhost; ${JSON.stringify(entry)} is not one.`,
+      throw new ConfigurationError(
+        `${variable} must be comma-separated host or host:port entries (port 1 to 65535, IPv6 in brackets, no scheme or path), such as 127.0.0.1:8443,localhost; ${JSON.stringify(entry)} is not one.`,
       );
     }
     return host;
@@ -59,7 +55,7 @@ function withoutAddressGuard(init: RequestInit): RequestInit {
 
 /**
  * The provider's fetch without its special-use-address guard for every host:
- * only when configured (`BOOKING_OAUTH_PRIVATE_METADATA_FETCH=1`, local development).
+ * only when configured (`allowPrivateMetadataFetch`, local development).
  */
 export function unguardedFetch(base: ProviderFetch = globalThis.fetch): ProviderFetch {
   return function unguardedProviderFetch(url, init) {

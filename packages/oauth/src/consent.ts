@@ -1,10 +1,8 @@
 import type { Credentials } from '@gatehousejs/access';
 import { ToolError } from '@gatehousejs/core';
-import type { Right } from '../domain/model.js';
 import { epochSeconds } from './adapter.js';
-import { GRANT_SECONDS, INTERACTION_SECONDS } from './lifetimes.js';
-import { rightsOfScopes, TOOLSETS } from './scopes.js';
-import type { AuthorizationServer } from './server.js';
+import { rightsOfScopes } from './scopes.js';
+import { type AuthorizationServer, providerOf } from './server.js';
 
 /**
  * How the authorization server knows a client, which is how far its name
@@ -19,7 +17,7 @@ export type ClientProvenance =
   | { readonly kind: 'dynamic' };
 
 /** What a client asks for, as the consent page shows it. */
-export interface ConsentRequest {
+export interface ConsentRequest<TRight extends string = string> {
   readonly uid: string;
   readonly clientId: string;
   /** The client's own name (from its metadata), or its id; untrusted text, cleaned and escaped when shown. */
@@ -29,7 +27,7 @@ export interface ConsentRequest {
   /** The host (and port) the browser is sent to with the code. */
   readonly redirectHost: string;
   /** The rights the client asks for (its scopes that are rights). */
-  readonly rights: readonly Right[];
+  readonly rights: readonly TRight[];
   /** Whether it asks for a refresh token (`offline_access`). */
   readonly offline: boolean;
   /** Whether it asks for OpenID Connect (`openid`: needed for `max_age`); grants no right. */
@@ -69,11 +67,11 @@ export interface ConsentAnswer {
 }
 
 /** The interaction `uid` as the provider stores it, or undefined when unknown or expired. */
-export async function consentRequest(
-  server: AuthorizationServer,
+export async function consentRequest<TRight extends string>(
+  server: AuthorizationServer<TRight>,
   uid: string,
-): Promise<ConsentRequest | undefined> {
-  const provider = await server.provider();
+): Promise<ConsentRequest<TRight> | undefined> {
+  const provider = await providerOf(server);
   const interaction = await provider.Interaction.find(uid);
   if (!interaction) return undefined;
   const params = interaction.params as Record<string, unknown>;
@@ -91,11 +89,11 @@ export async function consentRequest(
     provenance: provenanceOf(clientId, client.clientIdIssuedAt),
     redirectUri,
     redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
-    rights: rightsOfScopes(scopes),
+    rights: rightsOfScopes(server.scopes, scopes),
     offline: scopes.includes('offline_access'),
     openid: scopes.includes('openid'),
     // an interaction is saved once with its lifetime, so its expiry tells when the request arrived
-    requestedAt: ((interaction.exp ?? 0) - INTERACTION_SECONDS) * 1000,
+    requestedAt: ((interaction.exp ?? 0) - server.lifetimes.interactionSeconds) * 1000,
     freshSignIn: prompts.includes('login'),
     maxAgeSeconds: maxAgeOf(params.max_age),
   };
@@ -108,7 +106,7 @@ export async function consentRequest(
  * within `max_age` (or after the request) when it names one; any live
  * session otherwise.
  */
-export function signInFreshEnough(request: ConsentRequest, signedInAt: number, now: number): boolean {
+export function signInFreshEnough(request: ConsentRequest<string>, signedInAt: number, now: number): boolean {
   // the request's time is known to the second: a sign-in counts as after it from the next second on
   const sinceRequest = signedInAt >= request.requestedAt + 1000;
   if (request.freshSignIn) return sinceRequest;
@@ -120,15 +118,25 @@ export function signInFreshEnough(request: ConsentRequest, signedInAt: number, n
 /** Why a consent could not be recorded, in words for the person. */
 export type ConsentRefusal = { readonly error: string };
 
-function checkAnswer(request: ConsentRequest, answer: ConsentAnswer): ConsentRefusal | Right[] {
+function checkAnswer<TRight extends string>(
+  server: AuthorizationServer<TRight>,
+  request: ConsentRequest<TRight>,
+  answer: ConsentAnswer,
+): ConsentRefusal | TRight[] {
+  const toolsets = Object.keys(server.scopes.toolsets ?? {});
   const asked = new Set<string>(request.rights);
   const rights = [...new Set(answer.rights)];
   const unasked = rights.filter((r) => !asked.has(r));
   if (unasked.length > 0) return { error: `The client did not ask for ${unasked.join(', ')}.` };
   if (rights.length === 0) return { error: 'Grant at least one right, or deny the request.' };
-  if (answer.toolset !== null && !(TOOLSETS as readonly string[]).includes(answer.toolset))
-    return { error: `Unknown toolset; choose one of: ${TOOLSETS.join(', ')}.` };
-  return rights as Right[];
+  if (answer.toolset !== null && !toolsets.includes(answer.toolset))
+    return {
+      error:
+        toolsets.length > 0
+          ? `Unknown toolset; choose one of: ${toolsets.join(', ')}.`
+          : 'No toolsets are offered.',
+    };
+  return rights as TRight[];
 }
 
 /**
@@ -139,16 +147,16 @@ function checkAnswer(request: ConsentRequest, answer: ConsentAnswer): ConsentRef
  * the rest rejected), and finishes the interaction. Returns where the
  * browser resumes the authorization, or why nothing was recorded.
  */
-export async function grantConsent(
-  server: AuthorizationServer,
-  credentials: Credentials<Right>,
-  request: ConsentRequest,
+export async function grantConsent<TRight extends string>(
+  server: AuthorizationServer<TRight>,
+  credentials: Credentials<TRight>,
+  request: ConsentRequest<TRight>,
   answer: ConsentAnswer,
   now: number,
 ): Promise<{ readonly returnTo: string } | ConsentRefusal> {
-  const rights = checkAnswer(request, answer);
+  const rights = checkAnswer(server, request, answer);
   if (!Array.isArray(rights)) return rights;
-  const provider = await server.provider();
+  const provider = await providerOf(server);
   const interaction = await provider.Interaction.find(request.uid);
   if (!interaction) return { error: 'This authorization request expired. Start again from the client.' };
   let credentialId: string;
@@ -159,7 +167,7 @@ export async function grantConsent(
       rights,
       clientLabel: `OAuth: ${request.clientName}`.slice(0, 100),
       toolset: answer.toolset,
-      expiresAt: now + GRANT_SECONDS * 1000,
+      expiresAt: now + server.lifetimes.grantSeconds * 1000,
       channel: 'oauth',
     });
     credentialId = credential.id;
@@ -190,11 +198,11 @@ export async function grantConsent(
 
 /** Records a refusal: the client gets `access_denied`; nothing is minted. */
 export async function denyConsent(
-  server: AuthorizationServer,
+  server: AuthorizationServer<string>,
   uid: string,
   now: number,
 ): Promise<string | undefined> {
-  const provider = await server.provider();
+  const provider = await providerOf(server);
   const interaction = await provider.Interaction.find(uid);
   if (!interaction) return undefined;
   interaction.result = { error: 'access_denied', error_description: 'The person declined the request.' };
