@@ -30,8 +30,12 @@ export type { HealthOptions } from './serve/health.js';
 export type { NodeListener } from './serve/nodeBridge.js';
 export type { UnavailableOptions } from './serve/unavailable.js';
 
-/** A web-standard request handler, as Hono's `app.fetch` or a Workers `fetch` export. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/**
+ * A web-standard request handler, as Hono's `app.fetch` or a Workers `fetch`
+ * export. `listen` also passes the node request, for what only the socket
+ * knows (the peer's address: sign-in throttling, an authorization server).
+ */
+export type FetchHandler = (request: Request, incoming?: IncomingMessage) => Response | Promise<Response>;
 
 /**
  * Serves a Gatehouse server through node:http (Express, Fastify or plain

@@ -146,7 +146,7 @@ async function consentForm(
   ${request.rights.map((right) => rightLine(words[right] ?? right, right, grantable.includes(right), chosen))}
   </fieldset>
   ${Object.keys(toolsets).length > 0 ? html`<label>Tools it sees <select name="toolset"><option value="">${ALL_TOOLS}</option>${Object.entries(toolsets).map(toolsetOption)}</select></label>` : ''}
-  <p data-duration>It stays connected until ${until} (${spoken(grantSeconds)}), or until you revoke it on the Tokens page. Each access token it holds lasts ${spoken(accessTokenSeconds)}, and every renewal is checked against your rights at that moment.</p>
+  <p data-duration>It stays connected until ${until}, or until you revoke it on the Tokens page. Each access token it holds lasts ${spoken(accessTokenSeconds)}, and every renewal is checked against your rights at that moment.</p>
   ${grantable.length > 0 ? html`<button type="submit" name="decision" value="grant">Allow for ${chosen.name}</button>` : html`<p data-nothing-grantable>You hold none of these rights in ${chosen.name}: nothing can be granted here.</p>`}
   <button type="submit" name="decision" value="deny">Deny</button>
 </form>`;
