@@ -127,7 +127,9 @@ async function install(app, tarballs) {
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   // Nothing of the scope may come from a registry: only the tarballs can satisfy it.
-  writeFileSync(join(app, '.npmrc'), `@gatehousejs:registry=${REFUSING_REGISTRY}\n`);
+  // npm still asks the scope's registry while it resolves one tarball's sibling ranges; refused at once, not retried
+  // with backoff (minutes), it takes the tarball
+  writeFileSync(join(app, '.npmrc'), `@gatehousejs:registry=${REFUSING_REGISTRY}\nfetch-retries=0\n`);
   const specs = new Map();
   for (const spec of [...documentedInstall(), ...EXTRA_DEV, ...OPTIONAL_PEERS]) {
     const name = nameOf(spec);
@@ -136,9 +138,15 @@ async function install(app, tarballs) {
   const missing = [...tarballs.keys()].filter((name) => !specs.has(name));
   if (missing.length) throw new Error(`docs/install.md never installs ${missing.join(', ')}.`);
   const started = Date.now();
-  await sh('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...specs.values()], {
-    cwd: app,
-  });
+  // the registry is slow at times: packages already in npm's cache are taken from it, and the install may take 10 minutes
+  await sh(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', ...specs.values()],
+    {
+      cwd: app,
+      timeout: 600_000,
+    },
+  );
   report(
     true,
     'npm install',

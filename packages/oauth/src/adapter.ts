@@ -1,5 +1,19 @@
 import type { AuthorizationStore } from '@gatehousejs/core';
-import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+
+/**
+ * One model's storage as oidc-provider calls it (its `Adapter`), typed here
+ * so the package's declarations need no oidc-provider types.
+ */
+export interface OAuthModelAdapter {
+  upsert(id: string, payload: Readonly<Record<string, unknown>>, expiresIn?: number): Promise<void>;
+  find(id: string): Promise<Record<string, unknown> | undefined>;
+  findByUid(uid: string): Promise<Record<string, unknown> | undefined>;
+  findByUserCode(userCode: string): Promise<Record<string, unknown> | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
 
 /** Seconds since the epoch, as oidc-provider writes times. */
 export const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
@@ -72,6 +86,9 @@ class PayloadAdapter implements Adapter {
  * housekeeping purge deletes it. Nothing is kept in process memory, so
  * replicas share every grant.
  */
-export function oauthAdapter(store: AuthorizationStore, now: () => number): AdapterFactory {
-  return (model) => new PayloadAdapter(store, model, now);
+export function oauthAdapter(
+  store: AuthorizationStore,
+  now: () => number,
+): (model: string) => OAuthModelAdapter {
+  return (model) => new PayloadAdapter(store, model, now) as OAuthModelAdapter;
 }

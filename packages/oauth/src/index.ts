@@ -10,6 +10,7 @@
  * @packageDocumentation
  */
 
+export type { OAuthModelAdapter } from './adapter.js';
 export { oauthAdapter } from './adapter.js';
 export { grantAuthenticator } from './authenticate.js';
 export type {

@@ -60,7 +60,7 @@ export const PROVIDER_ROUTES = Object.freeze({
 function configuration(settings: ProviderSettings, errors: OidcErrors): Configuration {
   const { resource, rights, lifetimes } = settings;
   return {
-    adapter: oauthAdapter(settings.store, settings.now),
+    adapter: oauthAdapter(settings.store, settings.now) as unknown as Configuration['adapter'],
     jwks: { keys: settings.keys.jwks.keys.map((k) => ({ ...k })) } as Configuration['jwks'],
     cookies: { keys: [...settings.keys.cookieKeys] },
     clients: [],
