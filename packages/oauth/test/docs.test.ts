@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ConsolePerson } from '@gatehousejs/console';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Product, serveNotes } from './examples/notesServer.js';
-import { authorize, browserOf, redeem } from './flow.js';
+import { authorize, browserOf, callTool, redeem } from './flow.js';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 const EXAMPLE = read('./examples/notesServer.ts');
@@ -92,32 +92,8 @@ describe('docs/oauth.md §5 and the README of @gatehousejs/oauth', () => {
       await authorize(browser, mcpUrl, { rights: ['notes.read'], scope: 'notes.read' }),
     );
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
-    const call = await fetch(new URL('/mcp', origin), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'list_notes',
-        authorization: `Bearer ${String(tokens.body.access_token)}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'list_notes',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'docs', version: '1.0.0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
+    const call = await callTool(origin, String(tokens.body.access_token), 'list_notes');
     expect(call.status).toBe(200);
-    expect(await call.text()).toContain('Buy milk');
+    expect(call.text).toContain('Buy milk');
   });
 });

@@ -4,7 +4,7 @@
  * token endpoint, and a 2026-07-28 `tools/call` with the access token.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { FormBrowser, hiddenFieldsIn } from '@gatehousejs/testing';
+import { FormBrowser, hiddenFieldsIn, RawHttpClient } from '@gatehousejs/testing';
 import { expect } from 'vitest';
 
 /** The pre-registered client every test uses: a native app on a loopback redirect. */
@@ -145,43 +145,26 @@ export function refresh(address: string, resource: string, refreshToken: string)
   return tokenRequest(address, { grant_type: 'refresh_token', refresh_token: refreshToken, resource });
 }
 
-/** A 2026-07-28 `tools/call` of `list_tickets` at `address` with a bearer token: status, headers, result. */
-export async function listTickets(address: string, token: string) {
-  const response = await fetch(new URL('/mcp', address), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'list_tickets',
-      authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'list_tickets',
-        arguments: {},
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'desk-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
+/** A 2026-07-28 `tools/call` of `name` at `address` with a bearer token, through the raw client: its reply. */
+export async function callTool(address: string, token: string, name: string) {
+  await using client = new RawHttpClient({
+    url: new URL('/mcp', address),
+    era: '2026-07-28',
+    headers: { authorization: `Bearer ${token}` },
   });
-  const text = await response.text();
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? 'null');
-  const message = JSON.parse(json) as {
-    result?: { structuredContent?: { status?: string; result?: { tickets?: string[] } }; isError?: boolean };
-  } | null;
+  return client.callTool(name, {});
+}
+
+/** `list_tickets` at `address` with a bearer token: the status, and the tickets when it answered them. */
+export async function listTickets(address: string, token: string) {
+  const reply = await callTool(address, token, 'list_tickets');
+  const result = reply.messages[0] as
+    | { result?: { structuredContent?: { result?: { tickets?: string[] } } } }
+    | undefined;
   return {
-    status: response.status,
-    headers: response.headers,
-    tickets: message?.result?.structuredContent?.result?.tickets,
-    message,
+    status: reply.status,
+    tickets: result?.result?.structuredContent?.result?.tickets,
+    text: reply.text,
   };
 }
 
