@@ -43,7 +43,7 @@ describe('docs/oauth.md §5 and the README of @gatehousejs/oauth', () => {
     ];
     expect(quotes.map((m) => m[1])).toEqual(['authorization-server', 'mcp', 'console', 'listen', 'clients']);
     for (const [, name = '', block = ''] of quotes)
-      expect(unindent(region(name)), name).toContain(unindent(block));
+      expect(unindent(block), name).toBe(unindent(region(name)));
     expect([...page.matchAll(/^```ts$/gm)]).toHaveLength(quotes.length);
     const readme = read('../README.md');
     const [whole] = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);

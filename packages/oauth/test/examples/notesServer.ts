@@ -62,7 +62,6 @@ export async function serveNotes(product: Product, options: { file: string; orig
   });
   // #endregion authorization-server
 
-  // #region mcp
   const gh = createGatehouse({ rights, ports: {}, services: () => ({ notes: product }) });
   const listNotes = gh.defineTool({
     name: 'list_notes',
@@ -77,6 +76,7 @@ export async function serveNotes(product: Product, options: { file: string; orig
     },
     run: ({ connection, services }) => services.notes.notesOf(connection.tenantId),
   });
+  // #region mcp
   const server = gh.createServer({
     name: 'notes',
     version: '1.0.0',
