@@ -6,6 +6,7 @@ import type { SqliteDatabase } from './database.js';
 import { bookkeepingFor } from './internal/bookkeeping.js';
 import { lockWait } from './internal/lockWait.js';
 import { duration, sweepBatch } from './internal/options.js';
+import { writer } from './internal/writes.js';
 import { migrateGatehouseSchema } from './migrations.js';
 import { SqlitePendingActionStore, type SqlitePendingActionStoreOptions } from './pendingActionStore.js';
 import { SqliteRateBucketStore } from './rateBucketStore.js';
@@ -62,6 +63,13 @@ export interface SqliteStores {
    */
   purgeExpired(now: number): PurgeCounts;
   /**
+   * {@link purgeExpired} as a timer runs it, in one IMMEDIATE transaction:
+   * under `lock` (never inside an open unit of work), and while another connection holds the file it waits
+   * on timers, up to `lockWaitMs`, never in the busy handler (so it suits a
+   * handle with busy timeout 0); then it rejects with `SQLITE_BUSY`.
+   */
+  housekeeping(now: number): Promise<PurgeCounts>;
+  /**
    * Closes the connection the stores opened beside `db` for their
    * bookkeeping (rate takes, replay claims); later bookkeeping runs on `db`.
    * Call it before closing `db`; idempotent. `db` stays the host's to close.
@@ -108,6 +116,14 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
   const replay = new SqliteReplayStore(db, { ...sweep, ...bookkeeping, durableClaims });
   const rateBuckets = new SqliteRateBucketStore(db, { ...sweep, ...bookkeeping });
   const authorization = new SqliteAuthorizationStore(db, writes);
+  const purgeExpired = (now: number): PurgeCounts => ({
+    replay: replay.purgeExpired(now),
+    pendingActions: pendingActions.purgeSync(now - retentionMs),
+    rateBuckets: rateBuckets.purgeExpired(now),
+    authorization: authorization.purgeExpiredSync(now),
+  });
+  const purgeAll = db.transaction(purgeExpired);
+  const purge = writer(db, name, writes);
   return Object.freeze({
     replay,
     pendingActions,
@@ -118,12 +134,8 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
     authorization,
     lock,
     unitOfWork: sqliteUnitOfWork(db, lock, { lockWaitMs }),
-    purgeExpired: (now: number): PurgeCounts => ({
-      replay: replay.purgeExpired(now),
-      pendingActions: pendingActions.purgeSync(now - retentionMs),
-      rateBuckets: rateBuckets.purgeExpired(now),
-      authorization: authorization.purgeExpiredSync(now),
-    }),
+    purgeExpired,
+    housekeeping: (now: number) => purge(undefined, () => purgeAll.immediate(now)),
     close: () => ledger?.close(),
   });
 }

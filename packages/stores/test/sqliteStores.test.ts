@@ -266,6 +266,7 @@ describe('createSqliteStores', () => {
       'authorization',
       'close',
       'credentials',
+      'housekeeping',
       'lock',
       'pendingActions',
       'purgeExpired',
