@@ -14,7 +14,7 @@ import type { ReplayBegin } from '@gatehousejs/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStores, openDatabase, type SqliteDatabase, type SqliteStores } from '../src/index.js';
-import { isPragma, type TracedStatement, traceStatements } from './fixtures/statementTrace.js';
+import { isPragma, type TracedStatement, traceStatements } from '../../../test/statementTrace.js';
 
 const dirs: string[] = [];
 const handles: { close(): void }[] = [];
