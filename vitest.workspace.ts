@@ -44,6 +44,7 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
     'test/outageAnswers.test.ts',
     'test/concurrentStarts.test.ts',
     'test/diskSyncs.test.ts',
+    'test/walSyncs.test.ts',
   ],
   repo: ['test/throwawayPostgres.test.ts'],
 };
