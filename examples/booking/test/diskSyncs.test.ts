@@ -84,7 +84,12 @@ function tracedServer(file: string, trace: string): Promise<{ child: ChildProces
 
 async function mint(file: string): Promise<string> {
   let out = '';
-  const io = { out: (text: string) => void (out += text), err: () => undefined };
+  const io = {
+    out: (text: string) => {
+      out += text;
+    },
+    err: () => undefined,
+  };
   const argv = ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_olivia', '--rights'];
   await runCli([...argv, RIGHTS.join(',')], { file, io, logger: pino({ level: 'silent' }) });
   return /token {4}(\S+)/.exec(out)?.[1] ?? '';

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { ReplayBegin } from '@gatehousejs/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteStores, openDatabase, type SqliteDatabase, type SqliteStores } from '../src/index.js';
 import { isPragma, type TracedStatement, traceStatements } from '../../../test/statementTrace.js';
+import { createSqliteStores, openDatabase, type SqliteDatabase, type SqliteStores } from '../src/index.js';
 
 const dirs: string[] = [];
 const handles: { close(): void }[] = [];
