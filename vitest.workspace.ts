@@ -44,6 +44,8 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
     'test/crashRetry.test.ts',
     'test/outageAnswers.test.ts',
     'test/concurrentStarts.test.ts',
+    'test/diskSyncs.test.ts',
+    'test/walSyncs.test.ts',
   ],
   repo: ['test/throwawayPostgres.test.ts'],
 };

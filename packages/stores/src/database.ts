@@ -1,5 +1,6 @@
 import { ConfigurationError } from '@gatehousejs/core';
 import Database from 'better-sqlite3';
+import { rememberBusyTimeout } from './internal/lockWait.js';
 
 /** A better-sqlite3 connection; the stores share it with the host's own tables. */
 export type SqliteDatabase = Database.Database;
@@ -14,6 +15,10 @@ export interface DatabaseOptions {
    * unit of work never wait in it: they turn it off around each attempt and
    * wait on timers instead, up to their own `lockWaitMs`. Default 5,000; 0
    * makes the host's statements fail at once rather than stall the server.
+   * The stores remember the value set here, so a unit of work on a handle
+   * with 0 runs no `PRAGMA` (with a non-zero value it runs two, to turn the
+   * handler off around `BEGIN IMMEDIATE`); change it by calling
+   * {@link configureDatabase} again, not with a `PRAGMA` of the host's own.
    */
   readonly busyTimeoutMs?: number;
   /**
@@ -52,6 +57,7 @@ export function configureDatabase(db: SqliteDatabase, options: DatabaseOptions =
     throw new ConfigurationError('configureDatabase: synchronous must be "full" or "normal".');
   }
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  rememberBusyTimeout(db, busyTimeoutMs);
   if (db.readonly) requireWal(db);
   else if (!db.memory) db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);

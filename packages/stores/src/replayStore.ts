@@ -1,11 +1,29 @@
-import type { JsonObject, ReplayBegin, ReplayStore } from '@gatehousejs/core';
+import { ConfigurationError, type JsonObject, type ReplayBegin, type ReplayStore } from '@gatehousejs/core';
 import type { SqliteDatabase } from './database.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
 import { type LockOptions, writer } from './internal/writes.js';
 
 /** Options of {@link SqliteReplayStore}. */
-export interface SqliteReplayStoreOptions extends SweepOptions, LockOptions {}
+export interface SqliteReplayStoreOptions extends SweepOptions, LockOptions {
+  /**
+   * A second connection on the same file (WAL mode, `synchronous = NORMAL`,
+   * busy timeout 0; `createSqliteStores` opens one where the file allows it)
+   * on which claims commit without waiting for the disk, once this store has
+   * seen its completions commit inside a unit of work on `db`: that unit's
+   * durable commit syncs the shared log past the claim before the write is
+   * answered. Never after a completion outside one (`separateCommits()`), and
+   * never with `durableClaims`. Renewals commit there too (a renewal lost
+   * with the machine only shortens a lease whose holder died with it).
+   */
+  readonly bookkeeping?: () => SqliteDatabase;
+  /**
+   * Every claim waits for the disk, even where it could ride on the unit's
+   * commit: set it when the product's data is in another database than
+   * `db` (the unit's commit then syncs nothing of the product's). Default false.
+   */
+  readonly durableClaims?: boolean;
+}
 
 interface ReplayRow {
   readonly state: 'running' | 'completed';
@@ -20,18 +38,26 @@ const newFence = () => {
   return hex;
 };
 
-function prepareReplay(db: SqliteDatabase, batch: number) {
-  const claim = db.prepare<{ key: string; digest: string; fence: string; expiresAt: number; now: number }>(
+/** How often `begin` claims again when the row it lost to vanished before it could read it (released, purged). */
+const BEGIN_ATTEMPTS = 5;
+
+function prepareReplay(db: SqliteDatabase) {
+  // Inserts a running claim, or takes over an expired row (as if absent); returns the new fence.
+  const claim = db.prepare<
+    { key: string; digest: string; fence: string; expiresAt: number; now: number },
+    { fence: string }
+  >(
     `INSERT INTO gatehouse_replay (key, state, arguments_digest, result, expires_at, fence)
      VALUES (@key, 'running', @digest, NULL, @expiresAt, @fence)
      ON CONFLICT (key) DO UPDATE SET state = 'running', arguments_digest = excluded.arguments_digest,
        result = NULL, expires_at = excluded.expires_at, fence = excluded.fence
-     WHERE gatehouse_replay.expires_at <= @now`,
+     WHERE gatehouse_replay.expires_at <= @now
+     RETURNING fence`,
   );
   const read = db.prepare<[string], ReplayRow>(
     'SELECT state, arguments_digest, result FROM gatehouse_replay WHERE key = ?',
   );
-  // Completes only the claim holding `fence`; a lapsed lease nobody took over (row swept) completes too.
+  // Completes only the claim holding `fence`; a lapsed lease nobody took over (row purged) completes too.
   const complete = db.prepare<{
     key: string;
     fence: string;
@@ -45,33 +71,31 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
        result = excluded.result, expires_at = excluded.expires_at, fence = NULL
      WHERE gatehouse_replay.state = 'running' AND gatehouse_replay.fence = @fence`,
   );
-  const sweep = db.prepare<[number, number]>(
-    `DELETE FROM gatehouse_replay WHERE key IN
-     (SELECT key FROM gatehouse_replay WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`,
-  );
   return {
-    begin: db.transaction((key: string, digest: string, leaseMs: number, now: number): ReplayBegin => {
-      const fence = newFence();
-      if (claim.run({ key, digest, fence, expiresAt: now + leaseMs, now }).changes === 1) {
-        sweep.run(now, batch);
-        return { state: 'started', fence };
+    /** One statement when it claims; a read of the row it lost to otherwise. */
+    begin(key: string, digest: string, leaseMs: number, now: number): ReplayBegin {
+      for (let attempt = 0; attempt < BEGIN_ATTEMPTS; attempt++) {
+        const claimed = claim.get({ key, digest, fence: newFence(), expiresAt: now + leaseMs, now });
+        if (claimed) return { state: 'started', fence: claimed.fence };
+        const row = read.get(key);
+        if (!row) continue; // released or purged between the two statements: claim again
+        if (row.state === 'running') return { state: 'running', argumentsDigest: row.arguments_digest };
+        const result = JSON.parse(row.result ?? 'null') as JsonObject;
+        return { state: 'completed', argumentsDigest: row.arguments_digest, result };
       }
-      const row = read.get(key);
-      if (!row) throw new Error('A replay record vanished inside its own transaction.');
-      if (row.state === 'running') return { state: 'running', argumentsDigest: row.arguments_digest };
-      const result = JSON.parse(row.result ?? 'null') as JsonObject;
-      return { state: 'completed', argumentsDigest: row.arguments_digest, result };
-    }),
-    complete: db.transaction(
-      (key: string, fence: string, digest: string, result: JsonObject, windowMs: number, now: number) => {
-        const done =
-          complete.run({ key, fence, digest, result: JSON.stringify(result), expiresAt: now + windowMs })
-            .changes === 1;
-        sweep.run(now, batch);
-        return done;
-      },
-    ),
-    // Extends only a live lease: a lapsed one may be taken over (or swept) at any moment.
+      throw new Error('SqliteReplayStore: the key kept changing under begin; retry.');
+    },
+    complete: (
+      key: string,
+      fence: string,
+      digest: string,
+      result: JsonObject,
+      windowMs: number,
+      now: number,
+    ) =>
+      complete.run({ key, fence, digest, result: JSON.stringify(result), expiresAt: now + windowMs })
+        .changes === 1,
+    // Extends only a live lease: a lapsed one may be taken over (or purged) at any moment.
     renew: db.prepare<{ key: string; fence: string; expiresAt: number; now: number }>(
       `UPDATE gatehouse_replay SET expires_at = @expiresAt
        WHERE key = @key AND state = 'running' AND fence = @fence AND expires_at > @now`,
@@ -86,33 +110,67 @@ function prepareReplay(db: SqliteDatabase, batch: number) {
   };
 }
 
+/** Where claims commit: on `db` until a completion inside a unit on `db` pairs them with it, then on the bookkeeping connection. */
+type ClaimMode = 'unpaired' | 'paired' | 'durable';
+
 /**
  * A {@link ReplayStore} in the `gatehouse_replay` table (I10). `begin` claims a
- * key with one upsert that only overwrites an expired row and writes a new
- * fencing token, so of any number of concurrent callers, across connections
- * and processes, exactly one gets `started`; `complete` writes the result
- * only while that token is the row's, so a call whose lease ran out and was
- * taken over cannot complete over the newer claim, and `renew` extends
- * only the live lease holding that token (core's heartbeat). Expired rows
- * are invisible at once and swept by later writes. Requires
- * `migrateGatehouseSchema(db)` first.
+ * key with one upsert that only overwrites an expired row (an expired row is
+ * as good as absent) and writes a new fencing token, so of any number of
+ * concurrent callers, across connections and processes, exactly one gets
+ * `started`; `complete` writes the result only while that token is the
+ * row's, so a call whose lease ran out and was taken over cannot complete
+ * over the newer claim, and `renew` extends only the live lease holding that
+ * token (core's heartbeat). No request deletes expired rows: `purgeExpired`
+ * (housekeeping) does. With a `bookkeeping` connection, claims stop waiting
+ * for the disk once they are seen to complete inside units of work on `db`
+ * (see the option). Requires `migrateGatehouseSchema(db)` first.
  *
  * @example
  * const replay = new SqliteReplayStore(db, { lock });
  */
 export class SqliteReplayStore implements ReplayStore {
-  readonly #sql: ReturnType<typeof prepareReplay>;
+  readonly #db: SqliteDatabase;
+  readonly #sql = new WeakMap<SqliteDatabase, ReturnType<typeof prepareReplay>>();
   readonly #write: ReturnType<typeof writer>;
+  readonly #bookkeep: ReturnType<typeof writer>;
+  #claims: ClaimMode;
 
   constructor(db: SqliteDatabase, options: SqliteReplayStoreOptions = {}) {
+    const { bookkeeping } = options;
+    if (bookkeeping !== undefined && typeof bookkeeping !== 'function') {
+      throw new ConfigurationError(
+        'SqliteReplayStore: bookkeeping must be a function returning a connection.',
+      );
+    }
     this.#write = writer(db, 'SqliteReplayStore', options);
+    this.#bookkeep = writer(bookkeeping ?? (() => db), 'SqliteReplayStore', options);
+    sweepBatch('SqliteReplayStore', options.sweepBatch);
     assertSchema(db, 'SqliteReplayStore');
-    this.#sql = prepareReplay(db, sweepBatch('SqliteReplayStore', options.sweepBatch));
+    this.#db = db;
+    this.#sql.set(db, prepareReplay(db));
+    this.#claims = bookkeeping === undefined || options.durableClaims === true ? 'durable' : 'unpaired';
   }
 
-  /** Synchronous {@link ReplayStore.begin}: one IMMEDIATE transaction (a savepoint inside an open one). */
-  beginSync(key: string, argumentsDigest: string, leaseMs: number, now: number): ReplayBegin {
-    return this.#sql.begin.immediate(key, argumentsDigest, leaseMs, now);
+  /** The statements on `on`, prepared once per connection. */
+  #statements(on: SqliteDatabase): ReturnType<typeof prepareReplay> {
+    let sql = this.#sql.get(on);
+    if (!sql) {
+      sql = prepareReplay(on);
+      this.#sql.set(on, sql);
+    }
+    return sql;
+  }
+
+  /** Synchronous {@link ReplayStore.begin}: one upsert, and a read when another call holds the key. */
+  beginSync(
+    key: string,
+    argumentsDigest: string,
+    leaseMs: number,
+    now: number,
+    on: SqliteDatabase = this.#db,
+  ): ReplayBegin {
+    return this.#statements(on).begin(key, argumentsDigest, leaseMs, now);
   }
 
   /** Synchronous {@link ReplayStore.complete}: true only while `fence` is the key's claim. */
@@ -124,12 +182,12 @@ export class SqliteReplayStore implements ReplayStore {
     windowMs: number,
     now: number,
   ): boolean {
-    return this.#sql.complete.immediate(key, fence, argumentsDigest, result, windowMs, now);
+    return this.#statements(this.#db).complete(key, fence, argumentsDigest, result, windowMs, now);
   }
 
   /** Synchronous {@link ReplayStore.release}: forgets the running claim holding `fence`. */
   releaseSync(key: string, fence: string): void {
-    this.#sql.release.run(key, fence);
+    this.#statements(this.#db).release.run(key, fence);
   }
 
   /**
@@ -137,22 +195,31 @@ export class SqliteReplayStore implements ReplayStore {
    * claim holding `fence` to `now + leaseMs`; false once that claim is
    * completed, released, taken over, or its lease lapsed at `now`.
    */
-  renewSync(key: string, fence: string, leaseMs: number, now: number): boolean {
-    return this.#sql.renew.run({ key, fence, expiresAt: now + leaseMs, now }).changes === 1;
+  renewSync(
+    key: string,
+    fence: string,
+    leaseMs: number,
+    now: number,
+    on: SqliteDatabase = this.#db,
+  ): boolean {
+    return this.#statements(on).renew.run({ key, fence, expiresAt: now + leaseMs, now }).changes === 1;
   }
 
   /** Synchronous {@link ReplayStore.holds}: whether `complete` with `fence` would store now. */
   holdsSync(key: string, fence: string): boolean {
-    const row = this.#sql.claimOf.get(key);
+    const row = this.#statements(this.#db).claimOf.get(key);
     return !row || (row.state === 'running' && row.fence === fence);
   }
 
-  /** Deletes every record expired at `now` (the opportunistic sweep's big brother); returns how many. */
+  /** Deletes every record expired at `now` (housekeeping: no request deletes); returns how many. */
   purgeExpired(now: number): number {
-    return this.#sql.purge.run(now).changes;
+    return this.#statements(this.#db).purge.run(now).changes;
   }
 
   begin(key: string, argumentsDigest: string, leaseMs: number, now: number): Promise<ReplayBegin> {
+    if (this.#claims === 'paired') {
+      return this.#bookkeep(undefined, (on) => this.beginSync(key, argumentsDigest, leaseMs, now, on));
+    }
     return this.#write(undefined, () => this.beginSync(key, argumentsDigest, leaseMs, now));
   }
 
@@ -165,6 +232,9 @@ export class SqliteReplayStore implements ReplayStore {
     now: number,
     unit?: unknown,
   ): Promise<boolean> {
+    // A completion outside a unit of work on `db` pairs nothing, for good: its claims wait for the disk.
+    if (unit !== this.#db) this.#claims = 'durable';
+    else if (this.#claims === 'unpaired') this.#claims = 'paired';
     return this.#write(unit, () => this.completeSync(key, fence, argumentsDigest, result, windowMs, now));
   }
 
@@ -176,8 +246,8 @@ export class SqliteReplayStore implements ReplayStore {
     return this.holdsSync(key, fence);
   }
 
-  /** Commits on its own, under the write lock. */
+  /** Commits on its own, under the write lock (on the bookkeeping connection when there is one). */
   renew(key: string, fence: string, leaseMs: number, now: number): Promise<boolean> {
-    return this.#write(undefined, () => this.renewSync(key, fence, leaseMs, now));
+    return this.#bookkeep(undefined, (on) => this.renewSync(key, fence, leaseMs, now, on));
   }
 }

@@ -22,7 +22,11 @@ import { sqliteFactory, tempDatabase } from './fixtures/tempDatabase.js';
 
 describeReplayStore(
   'SqliteReplayStore',
-  sqliteFactory('gatehouse_replay', (db) => new SqliteReplayStore(db)),
+  sqliteFactory(
+    'gatehouse_replay',
+    (db) => new SqliteReplayStore(db),
+    (store, now) => store.purgeExpired(now),
+  ),
 );
 describePendingActionStore(
   'SqlitePendingActionStore',
@@ -62,7 +66,11 @@ describeSwitchStore(
 );
 describeRateBucketStore(
   'SqliteRateBucketStore',
-  sqliteFactory('gatehouse_rate_buckets', (db) => new SqliteRateBucketStore(db)),
+  sqliteFactory(
+    'gatehouse_rate_buckets',
+    (db) => new SqliteRateBucketStore(db),
+    (store, now) => store.purgeExpired(now),
+  ),
 );
 describeCredentialStore(
   'SqliteCredentialStore',

@@ -38,12 +38,19 @@ describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
 
   /** A contract factory over `table` (and `alongside`), emptied first; every restart opens a new pool. */
   const factory =
-    <S>(table: string, build: (pool: pg.Pool) => S, alongside: readonly string[] = []): StoreFactory<S> =>
+    <S>(
+      table: string,
+      build: (pool: pg.Pool) => S,
+      alongside: readonly string[] = [],
+      purge?: (store: S, now: number) => unknown,
+    ): StoreFactory<S> =>
     async () => {
       await database.pool.query(`TRUNCATE ${[table, ...alongside].join(', ')}`);
       const pools: pg.Pool[] = [];
+      const store = build(database.pool);
       return {
-        store: build(database.pool),
+        store,
+        ...(purge ? { purge: (now: number) => purge(store, now) } : {}),
         restart() {
           const pool = createPostgresPool({ connectionString: database.url, max: 4 });
           pools.push(pool);
@@ -61,7 +68,12 @@ describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
 
   describeReplayStore(
     'PostgresReplayStore',
-    factory('gatehouse_replay', (pool) => new PostgresReplayStore(pool)),
+    factory(
+      'gatehouse_replay',
+      (pool) => new PostgresReplayStore(pool),
+      [],
+      (store, now) => store.purgeExpired(now),
+    ),
   );
   describePendingActionStore(
     'PostgresPendingActionStore',
@@ -89,7 +101,12 @@ describe.skipIf(!available)('the store contracts on PostgreSQL', () => {
   );
   describeRateBucketStore(
     'PostgresRateBucketStore',
-    factory('gatehouse_rate_buckets', (pool) => new PostgresRateBucketStore(pool)),
+    factory(
+      'gatehouse_rate_buckets',
+      (pool) => new PostgresRateBucketStore(pool),
+      [],
+      (store, now) => store.purgeExpired(now),
+    ),
   );
   describeCredentialStore(
     'PostgresCredentialStore',

@@ -90,7 +90,7 @@ describe('SqliteReplayStore', () => {
     });
   });
 
-  it('makes expired records invisible at once, sweeps them on writes and purges them on request', () => {
+  it('makes expired records invisible at once, never deletes one on a request, and purges them on request', () => {
     const db = memoryDb();
     const replay = new SqliteReplayStore(db);
     const record = (key: string, result: JsonObject, windowMs: number) =>
@@ -98,9 +98,9 @@ describe('SqliteReplayStore', () => {
     for (let i = 0; i < 10; i++) record(`k${i}`, { i }, 100);
     record('live', { i: -1 }, 1_000);
     expect(replay.purgeExpired(99)).toBe(0);
-    expect(replay.beginSync('k3', 'd', 10, 100).state).toBe('started');
-    expect(count(db, 'gatehouse_replay')).toBe(2);
-    expect(replay.purgeExpired(200)).toBe(1);
+    expect(replay.beginSync('k3', 'd', 10, 100).state).toBe('started'); // the expired row, taken over
+    expect(count(db, 'gatehouse_replay')).toBe(11);
+    expect(replay.purgeExpired(200)).toBe(10);
     expect(count(db, 'gatehouse_replay')).toBe(1);
   });
 
@@ -264,7 +264,9 @@ describe('createSqliteStores', () => {
     expect(Object.keys(stores).sort()).toEqual([
       'audit',
       'authorization',
+      'close',
       'credentials',
+      'housekeeping',
       'lock',
       'pendingActions',
       'purgeExpired',

@@ -1,7 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MemoryRateBucketStore } from '@gatehousejs/core';
-import { createSqliteStores, openDatabase, type SqliteDatabase } from '@gatehousejs/stores';
+import {
+  configureDatabase,
+  createSqliteStores,
+  openDatabase,
+  type SqliteDatabase,
+  type SqliteStores,
+} from '@gatehousejs/stores';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { BookingStores, SqliteBookingDatabase } from './database.js';
 import { migrateProductSchema } from './schema.js';
@@ -24,21 +30,29 @@ function openReader(file: string, db: SqliteDatabase): SqliteDatabase {
  * so a booking, its audit row and its replay record commit together. The
  * unit of work's handle is that handle; `writeIn` gives the Kysely over it.
  * Reads outside units of work go through a second, read-only connection.
+ * Migrations wait for another starting process in SQLite's busy handler;
+ * after them the write handle's busy timeout is 0: every later write runs
+ * in a unit of work or a store, which wait on timers, so none runs a
+ * `PRAGMA` to switch the handler off. Rate takes and replay claims commit
+ * on the stores' bookkeeping connection without an fsync of their own.
  */
 export function openSqliteBooking(file: string, now: number): SqliteBookingDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = openDatabase(file, { busyTimeoutMs: 5_000 });
   let readDb: SqliteDatabase | undefined;
+  let built: SqliteStores | undefined;
   try {
     // Gatehouse's tables first: a product migration moves the authorization server's rows into them
     const sqliteStores = createSqliteStores(db);
+    built = sqliteStores;
     migrateProductSchema(db, now);
+    configureDatabase(db, { busyTimeoutMs: 0 });
     readDb = openReader(file, db);
     const kysely = kyselyOver(db);
     const stores: BookingStores<SqliteDatabase> = {
       ...sqliteStores,
-      // the purge writes on the handle: never inside another call's open unit of work
-      purgeExpired: (at) => sqliteStores.lock.run(() => sqliteStores.purgeExpired(at)),
+      // under the lock (never inside another call's open unit of work), waiting on timers
+      purgeExpired: (at) => sqliteStores.housekeeping(at),
       ping: async () => {
         db.prepare('SELECT 1').get();
       },
@@ -48,7 +62,7 @@ export function openSqliteBooking(file: string, now: number): SqliteBookingDatab
       return kysely;
     };
     const reader = readDb === db ? kysely : kyselyOver(readDb);
-    const close = closer(db, readDb);
+    const close = closer(db, readDb, sqliteStores);
     return {
       engine: 'sqlite',
       file,
@@ -64,15 +78,20 @@ export function openSqliteBooking(file: string, now: number): SqliteBookingDatab
       close: async () => close(),
     };
   } catch (error) {
-    closer(db, readDb)();
+    closer(db, readDb, built)();
     throw error;
   }
 }
 
-/** Closes the read connection, then the write handle; idempotent. */
-function closer(db: SqliteDatabase, readDb: SqliteDatabase | undefined): () => void {
+/** Closes the read connection, the stores' bookkeeping connection, then the write handle; idempotent. */
+function closer(
+  db: SqliteDatabase,
+  readDb: SqliteDatabase | undefined,
+  stores: SqliteStores | undefined,
+): () => void {
   return () => {
     if (readDb?.open && readDb !== db) readDb.close();
+    stores?.close();
     if (db.open) db.close();
   };
 }

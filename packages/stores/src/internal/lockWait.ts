@@ -34,12 +34,27 @@ export function isBusy(error: unknown): boolean {
 }
 
 /**
+ * The busy timeout of connections whose value the stores know without asking
+ * SQLite: set by `configureDatabase` (it writes the value) and by the
+ * connections the stores open themselves (always 0). Reading it back costs a
+ * `PRAGMA` that better-sqlite3 compiles on every call, so known connections skip it.
+ */
+const knownBusyTimeouts = new WeakMap<SqliteDatabase, number>();
+
+/** Records `ms` as the busy timeout of `db`, set by the caller a moment ago. */
+export function rememberBusyTimeout(db: SqliteDatabase, ms: number): void {
+  knownBusyTimeouts.set(db, ms);
+}
+
+/**
  * Runs `attempt` with the connection's busy handler off, so a held lock
  * throws `SQLITE_BUSY` at once instead of spinning in the native call; the
- * host's busy timeout is restored before this returns.
+ * host's busy timeout is restored before this returns. A connection whose
+ * busy timeout is known to be 0 runs no `PRAGMA` at all; a known non-zero one
+ * runs two (off, back on); an unknown one reads it first.
  */
 export function withoutBusyWait<T>(db: SqliteDatabase, attempt: () => T): T {
-  const configured = db.pragma('busy_timeout', { simple: true }) as number;
+  const configured = knownBusyTimeouts.get(db) ?? (db.pragma('busy_timeout', { simple: true }) as number);
   if (configured === 0) return attempt();
   db.pragma('busy_timeout = 0');
   try {

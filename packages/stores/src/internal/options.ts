@@ -1,9 +1,9 @@
 import { ConfigurationError } from '@gatehousejs/core';
 
-/** Expired rows removed per write when none is given: more than one write ever adds. */
+/** Expired rows removed per statement when none is given: more than one insert ever adds. */
 export const DEFAULT_SWEEP_BATCH = 16;
 
-/** Checks a per-write sweep size; a store with no sweep would grow without bound. */
+/** Checks a sweep size (rows per pending-action insert's sweep, per PostgreSQL purge statement). */
 export function sweepBatch(store: string, value: number | undefined): number {
   const batch = value ?? DEFAULT_SWEEP_BATCH;
   if (!Number.isInteger(batch) || batch < 2) {
@@ -23,8 +23,11 @@ export function duration(store: string, name: string, value: number): number {
 /** Options shared by the stores whose rows expire. */
 export interface SweepOptions {
   /**
-   * Expired rows deleted opportunistically by each write (default 16, at least 2).
-   * Each write adds at most one row, so the table stays bounded by the live set.
+   * Expired rows deleted per statement (default 16, at least 2): by each
+   * pending-action insert (it adds one row, so that table stays bounded by
+   * the live set), and by each statement of a PostgreSQL purge. Replay
+   * records and rate buckets are never deleted by a request: purge them from
+   * a timer (`purgeExpired`, `housekeeping`).
    */
   readonly sweepBatch?: number;
 }

@@ -18,21 +18,27 @@ export interface LockOptions extends LockWaitOptions {
  * the statement joins its transaction, which holds the database's write
  * lock already), else under the lock, committing on its own, and retried on
  * timers while another connection holds the database, until `lockWaitMs`
- * after the call. Refuses a bad `lockWaitMs` (ConfigurationError) when built.
+ * after the call. `on` is the connection `work` writes on (a function: the
+ * one to use at the time of the write), handed to `work`. Refuses a bad `lockWaitMs`
+ * (ConfigurationError) when built.
  */
-export function writer(db: SqliteDatabase, owner: string, options: LockOptions) {
+export function writer(on: SqliteDatabase | (() => SqliteDatabase), owner: string, options: LockOptions) {
   const waitMs = lockWait(owner, options.lockWaitMs);
   const { lock } = options;
-  return <T>(unit: unknown, work: () => T): Promise<T> => {
+  const connection = typeof on === 'function' ? on : () => on;
+  return <T>(unit: unknown, work: (db: SqliteDatabase) => T): Promise<T> => {
     if (unit !== undefined) {
       try {
-        return Promise.resolve(work());
+        return Promise.resolve(work(connection()));
       } catch (error) {
         return Promise.reject(error);
       }
     }
     const deadline = Date.now() + waitMs;
-    const attempt = () => retryWhileBusy(db, work, deadline);
+    const attempt = () => {
+      const db = connection();
+      return retryWhileBusy(db, () => work(db), deadline);
+    };
     return lock ? lock.run(attempt) : attempt();
   };
 }

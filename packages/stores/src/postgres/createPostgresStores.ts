@@ -19,6 +19,13 @@ export interface PostgresStoresOptions extends SweepOptions {
    * answers "expired", not "not found") before purges and inserts delete it; default one hour.
    */
   readonly expiredRetentionMs?: number;
+  /**
+   * Every replay claim waits for the WAL flush: set it when the product's
+   * data is in another database than the pool's. Default false: a claim
+   * rides on the unit's commit once its completions are seen inside
+   * `unitOfWork` (see {@link PostgresReplayStore}).
+   */
+  readonly durableClaims?: boolean;
 }
 
 /** The seven PostgreSQL stores over one pool, the unit of work, a purge and a readiness probe. */
@@ -38,8 +45,10 @@ export interface PostgresStores {
   /**
    * Deletes expired replay records, rate buckets and authorization records,
    * and pending actions expired longer than `expiredRetentionMs` before `now`, `sweepBatch` rows
-   * per statement until none is left (short statements, short locks). Writes
-   * already sweep a few rows each; call this from a timer or a CLI.
+   * per statement until none is left (short statements, short locks). No
+   * request deletes expired replay records or rate buckets (a request treats
+   * them as absent): call this from a timer (housekeeping) or a CLI, or
+   * those tables grow with every distinct call.
    */
   purgeExpired(now: number): Promise<PurgeCounts>;
   /** `SELECT 1` through the pool; rejects when the database does not answer (readiness probes). */
@@ -68,8 +77,12 @@ export async function createPostgresStores(
   }
   const retentionMs = duration(name, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
   const sweep = { sweepBatch: sweepBatch(name, options.sweepBatch) };
+  const durableClaims = options.durableClaims ?? false;
+  if (typeof durableClaims !== 'boolean') {
+    throw new ConfigurationError(`${name}: durableClaims must be true or false.`);
+  }
   await migrateGatehouseSchemaPostgres(pool);
-  const replay = new PostgresReplayStore(pool, sweep);
+  const replay = new PostgresReplayStore(pool, { ...sweep, durableClaims });
   const pendingActions = new PostgresPendingActionStore(pool, { ...sweep, expiredRetentionMs: retentionMs });
   const rateBuckets = new PostgresRateBucketStore(pool, sweep);
   const authorization = new PostgresAuthorizationStore(pool);

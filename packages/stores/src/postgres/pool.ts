@@ -73,6 +73,14 @@ function translating(method: Method, self: object): Method {
 
 const guarded = new WeakSet<pg.Pool>();
 
+/** The clients each guarded pool opened, so a store can tell a unit of work on its own database from another's. */
+const clientsOf = new WeakMap<pg.Pool, WeakSet<object>>();
+
+/** Whether `client` is a connection `pool` opened after it was guarded: the same database (cluster) as the pool's. */
+export function isClientOf(pool: pg.Pool, client: unknown): boolean {
+  return typeof client === 'object' && client !== null && clientsOf.get(pool)?.has(client) === true;
+}
+
 /**
  * Makes every client `pool` hands out safe to use from any code, a query
  * builder's dialect included: each client carries an `error` listener for
@@ -94,9 +102,12 @@ const guarded = new WeakSet<pg.Pool>();
 export function guardPostgresPool(pool: pg.Pool): pg.Pool {
   if (guarded.has(pool)) return pool;
   guarded.add(pool);
+  const clients = new WeakSet<object>();
+  clientsOf.set(pool, clients);
   // An idle client that loses its server emits here; without a listener Node would crash the process.
   pool.on('error', ignore);
   pool.on('connect', (client: pg.PoolClient) => {
+    clients.add(client);
     client.on('error', ignore);
     client.query = translating(client.query as Method, client) as typeof client.query;
   });

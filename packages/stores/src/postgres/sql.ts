@@ -27,6 +27,18 @@ export function advisoryKey(name: string): string {
   return hash.readBigInt64BE(0).toString();
 }
 
+/**
+ * The head of a statement that commits without waiting for the WAL flush:
+ * `set_config(…, true)` sets `synchronous_commit = off` for the statement's
+ * own implicit transaction only, so the pooled connection's session keeps
+ * its setting (a `SET` would leak into the next unit of work on it). Follow
+ * it with `INSERT … SELECT … FROM no_disk_wait` or `UPDATE … FROM
+ * no_disk_wait`; run it on the pool, never inside a unit of work (it would
+ * make the unit's commit asynchronous too).
+ */
+export const WITHOUT_DISK_WAIT =
+  "WITH no_disk_wait AS (SELECT set_config('synchronous_commit', 'off', true))";
+
 /** A key column's value: the UTF-8 bytes of the string (PostgreSQL text cannot hold the NUL core's keys contain). */
 export const keyBytes = (key: string): Buffer => Buffer.from(key, 'utf8');
 

@@ -15,6 +15,13 @@ export interface StoreFixture<S> {
   readonly restart?: () => S | Promise<S>;
   /** How many records the store physically holds, expired ones included (bounded-growth checks). */
   readonly count?: () => number | Promise<number>;
+  /**
+   * Housekeeping as the host runs it on a timer: deletes what expired at
+   * `now` (the SQL stores' `purgeExpired`). The bounded-growth checks call it
+   * every {@link HOUSEKEEPING_EVERY} calls; omit it for a store that forgets
+   * expired records by itself (in memory), never for one that needs it.
+   */
+  readonly purge?: (now: number) => unknown;
   /** Releases what the fixture opened (database handles, temp files); runs after each test. */
   readonly close?: () => void | Promise<void>;
 }
@@ -50,6 +57,9 @@ export async function counted<S>(fixture: StoreFixture<S>, context: TestContext)
 export function concurrently<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
 }
+
+/** How many store calls the bounded-growth checks make between two housekeeping runs. */
+export const HOUSEKEEPING_EVERY = 100;
 
 /**
  * The time a "stays bounded" case may take: thousands of sequential store

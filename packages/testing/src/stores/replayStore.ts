@@ -4,6 +4,7 @@ import {
   BOUNDED_TIMEOUT_MS,
   concurrently,
   counted,
+  HOUSEKEEPING_EVERY,
   openFixture,
   restarted,
   type StoreFactory,
@@ -20,7 +21,8 @@ import { claimKey, describeReplayRenewal } from './replayRenewal.js';
  * result is returned with the first digest inside its window and forgotten
  * at its end; an abandoned lease frees the key; release frees it for a
  * retry; records, and a running claim's renewability, survive a restart when
- * the fixture can restart; record count stays bounded.
+ * the fixture can restart; record count stays bounded (with the fixture's
+ * `purge` run as housekeeping would, where the store needs one).
  *
  * @example
  * describeReplayStore('MemoryReplayStore', () => ({ store: new MemoryReplayStore() }));
@@ -124,13 +126,15 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     });
 
     it('records a result completed after its lease ran out, with the digest it is given', async (ctx) => {
-      const { store } = await openFixture(factory, ctx);
+      const fixture = await openFixture(factory, ctx);
+      const { store } = fixture;
       const fence = await claimKey(store, 'k', 'd1', 10, 0);
-      // other keys' writes at a later time sweep the expired lease of k before it completes
+      // other keys' writes at a later time, and housekeeping, forget the expired lease of k before it completes
       for (let i = 0; i < 20; i++) {
         const other = await claimKey(store, `other${i}`, 'x', 10, 40);
         await store.complete(`other${i}`, other, 'x', { i }, 10_000, 40);
       }
+      await fixture.purge?.(40);
       expect(await store.complete('k', fence, 'd1', { id: 'late' }, 1_000, 50)).toBe(true);
       expect(await store.begin('k', 'd2', 10, 100)).toEqual({
         state: 'completed',
@@ -163,14 +167,16 @@ export function describeReplayStore(name: string, factory: StoreFactory<ReplaySt
     });
 
     // 6,000 sequential store calls: a database over the network takes longer than a unit test's default
-    it('stays bounded: expired records are swept as new ones arrive', {
+    it('stays bounded: expired records are forgotten as new ones arrive, with housekeeping', {
       timeout: BOUNDED_TIMEOUT_MS,
     }, async (ctx) => {
       const fixture = await openFixture(factory, ctx);
       for (let i = 0; i < 3_000; i++) {
+        if (i % HOUSEKEEPING_EVERY === 0) await fixture.purge?.(i);
         const fence = await claimKey(fixture.store, `k${i}`, 'd', 10, i);
         await fixture.store.complete(`k${i}`, fence, 'd', { i }, 100, i);
       }
+      // counted just before the next housekeeping run: the most the table ever holds
       expect(await counted(fixture, ctx)).toBeLessThan(300);
     });
 
