@@ -130,6 +130,7 @@ export function sqliteStores(
     stores,
     rows: async (sql) => db.prepare(sql).all() as Record<string, unknown>[],
     close: async () => {
+      stores.close(); // the stores' bookkeeping connection, then the host's
       db.close();
     },
   };

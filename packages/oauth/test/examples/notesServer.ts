@@ -31,6 +31,8 @@ export interface Product {
 
 export async function serveNotes(product: Product, options: { file: string; origin?: string }) {
   const stores = createSqliteStores(openDatabase(options.file));
+  // housekeeping: expired replay records, rate buckets and OAuth records go here, never on a request
+  setInterval(() => void stores.housekeeping(Date.now()).catch(() => undefined), 60_000).unref();
   const people = {
     async current(workspaceId: string, personId: string) {
       const held = await product.rightsOf(workspaceId, personId);
