@@ -13,10 +13,14 @@ import { runPresenters } from './presenters.mjs';
 import { runReplayMemory, runReplaySweepCost } from './replayMemory.mjs';
 import { runReplicas } from './replicas.mjs';
 import { runRestVsMcp } from './restVsMcp.mjs';
+import { runSoak } from './soak.mjs';
 import { round, table } from './stats.mjs';
 import { runTelemetry } from './telemetry.mjs';
 
 const QUICK = process.argv.includes('--quick');
+/** `--soak` adds the soak (minutes of mixed load on one booking server) after the other sections; `--soak-only` runs it alone. */
+const SOAK_ONLY = process.argv.includes('--soak-only');
+const SOAK = SOAK_ONLY || process.argv.includes('--soak');
 /**
  * `--baseline DIR`: another checkout of Gatehouse, installed and built (say the parent
  * commit, in a git worktree). Its own bench code builds its Gatehouse contenders on its own
@@ -36,6 +40,9 @@ const TARGETS = {
   heapGrowth: 2,
   noopTelemetryUs: 2,
   mcpVsRest: 0.9,
+  soakRssMB: 300,
+  /** RSS growth over the soak's last window read as "flat": within ± this many MB per minute. */
+  soakSlopeMBPerMin: 5,
 };
 
 // Many short interleaved rounds rather than a few long ones: other processes on
@@ -53,6 +60,7 @@ const PLAN = QUICK
       sweep: { calls: 10_000 },
       replicas: { rounds: 1, roundMs: 1_500, concurrency: 16 },
       restVsMcp: { rounds: 1, roundMs: 500, warmupMs: 200, concurrency: 16 },
+      soak: { durationMs: 40_000, sampleMs: 1_000, trailMs: 10_000, windowMs: 20_000, concurrency: 16 },
     }
   : {
       inProcess: { rounds: 10, calls: 3_000, warmupCalls: 3_000 },
@@ -66,6 +74,7 @@ const PLAN = QUICK
       sweep: { calls: 50_000 },
       replicas: { rounds: 5, roundMs: 3_000, concurrency: 16 },
       restVsMcp: { rounds: 5, roundMs: 2_000, warmupMs: 1_000, concurrency: 16 },
+      soak: { durationMs: 300_000, sampleMs: 2_000, trailMs: 30_000, windowMs: 60_000, concurrency: 16 },
     };
 
 const log = (line = '') => console.log(line);
@@ -452,8 +461,27 @@ async function memorySection() {
   };
 }
 
+/** The soak's two target lines (none when the soak did not run). */
+function soakTargets() {
+  const soak = results.soak;
+  if (!soak) return [];
+  return [
+    {
+      target: `soak: booking server RSS at the end < ${TARGETS.soakRssMB} MB`,
+      measured: `${fmt(soak.finalRssMB, 0)} MB (peak ${fmt(soak.peakRssMB, 0)} MB)`,
+      met: soak.rssMet,
+    },
+    {
+      target: `soak: RSS flat over the last ${soak.windowSeconds} s (±${TARGETS.soakSlopeMBPerMin} MB/min)`,
+      measured: `${fmt(soak.windowSlopeMBPerMin, 1)} MB/min`,
+      met: soak.flatMet,
+    },
+  ];
+}
+
 /** One line per DESIGN.md target, from the figures above. */
 function targetSummary() {
+  if (SOAK_ONLY) return soakTargets();
   const rows = [];
   const io = results.inProcess;
   rows.push({
@@ -500,6 +528,7 @@ function targetSummary() {
       met: r.ratio >= TARGETS.mcpVsRest,
     });
   }
+  rows.push(...soakTargets());
   const memory = results.memory;
   rows.push({
     target: `replay store heap flat (peak ≤ ${TARGETS.heapGrowth}× start)`,
@@ -581,11 +610,81 @@ async function replicasSection() {
   };
 }
 
-async function main() {
-  const gc = globalThis.gc ? 'exposed' : 'NOT exposed (run with --expose-gc; heap figures are rough)';
-  log(`Gatehouse bench (${results.mode}) · Node ${process.version} · ${results.cpus} CPUs · gc ${gc}`);
-  if (QUICK) log('Quick mode: a smoke run; the ratios are indicative only.');
-  const started = performance.now();
+const MB = 1e6;
+const mb = (bytes) => (bytes === undefined ? Number.NaN : bytes / MB);
+const soakColumns = ['s', 'RSS MB', 'heap used MB', 'heap total MB', 'external MB', 'requests', 'errors'];
+const soakWidths = [5, 8, 13, 14, 12, 9, 7];
+const soakLine = (cells) => cells.map((c, i) => String(c).padStart(soakWidths[i])).join('  ');
+
+async function soakSection() {
+  const plan = PLAN.soak;
+  log(soakLine(soakColumns));
+  const soak = await runSoak(plan, (p) =>
+    log(
+      soakLine([
+        fmt(p.t / 1000, 0),
+        fmt(mb(p.rss), 0),
+        fmt(mb(p.memory?.heapUsed), 1),
+        fmt(mb(p.memory?.heapTotal), 1),
+        fmt(mb(p.memory?.external), 1),
+        p.requests,
+        p.errors,
+      ]),
+    ),
+  );
+  const requests = Object.values(soak.ok).reduce((a, b) => a + b, 0);
+  const byOp = Object.entries(soak.ok)
+    .map(([op, n]) => `${op} ${n}`)
+    .join(', ');
+  log(`${requests} requests in ${fmt(soak.seconds, 0)} s (${byOp}); ${flagged(soak.errors, soak.sample)}`);
+  const finalRssMB = round(mb(soak.finalRss), 1) ?? Number.NaN; // the figure judged is the one printed
+  const slope = soak.windowSlope === undefined ? Number.NaN : soak.windowSlope / MB;
+  const clean = soak.errors === 0 && Number.isFinite(finalRssMB);
+  const rssMet = clean ? finalRssMB < TARGETS.soakRssMB : undefined;
+  const flatMet = clean && Number.isFinite(slope) ? slope <= TARGETS.soakSlopeMBPerMin : undefined;
+  const windowSeconds = plan.windowMs / 1000;
+  log(
+    `RSS at the end ${fmt(finalRssMB, 0)} MB, peak ${fmt(mb(soak.peakRss), 0)} MB ` +
+      `(target < ${TARGETS.soakRssMB} MB: ${verdict(rssMet)})`,
+  );
+  const trend = !Number.isFinite(slope)
+    ? 'n/a'
+    : slope > TARGETS.soakSlopeMBPerMin
+      ? 'growing'
+      : slope < -TARGETS.soakSlopeMBPerMin
+        ? 'shrinking'
+        : 'flat';
+  log(
+    `RSS slope over the last ${windowSeconds} s: ${fmt(slope, 1)} MB/min, ${trend} ` +
+      `(flat within ±${TARGETS.soakSlopeMBPerMin} MB/min; target not growing: ${verdict(flatMet)})`,
+  );
+  results.soak = {
+    seconds: round(soak.seconds, 1),
+    concurrency: plan.concurrency,
+    requests,
+    ok: soak.ok,
+    errors: soak.errors,
+    trail: soak.trail.map((p) => ({
+      s: round(p.t / 1000, 0),
+      rssMB: round(mb(p.rss), 1),
+      heapUsedMB: round(mb(p.memory?.heapUsed), 1),
+      heapTotalMB: round(mb(p.memory?.heapTotal), 1),
+      externalMB: round(mb(p.memory?.external), 1),
+      requests: p.requests,
+    })),
+    finalRssMB,
+    peakRssMB: round(mb(soak.peakRss), 1),
+    windowSeconds,
+    windowSlopeMBPerMin: round(slope, 2),
+    targetRssMB: TARGETS.soakRssMB,
+    slopeToleranceMBPerMin: TARGETS.soakSlopeMBPerMin,
+    rssMet,
+    flatMet,
+  };
+}
+
+/** Every section but the soak, in order. */
+async function standardSections() {
   await section(
     '1. In-process: silent write, bare vs Gatehouse pipeline (alternating rounds)',
     inProcessSection,
@@ -606,6 +705,21 @@ async function main() {
   await section(`4. Bounded memory: ${calls} distinct calls into MemoryReplayStore`, memorySection);
   await section('5. Writes through the booking server: SQLite, PostgreSQL, three replicas', replicasSection);
   await section('6. The booking service behind REST and behind MCP: SQLite, PostgreSQL', restVsMcpSection);
+}
+
+async function main() {
+  const gc = globalThis.gc ? 'exposed' : 'NOT exposed (run with --expose-gc; heap figures are rough)';
+  log(`Gatehouse bench (${results.mode}) · Node ${process.version} · ${results.cpus} CPUs · gc ${gc}`);
+  if (QUICK) log('Quick mode: a smoke run; the ratios are indicative only.');
+  const started = performance.now();
+  if (!SOAK_ONLY) await standardSections();
+  if (SOAK) {
+    const { durationMs, concurrency } = PLAN.soak;
+    await section(
+      `7. Soak: one booking server on SQLite, ${fmt(durationMs / 1000, 0)} s of MCP create, get and list 20, ${concurrency} clients`,
+      soakSection,
+    );
+  }
   results.seconds = round((performance.now() - started) / 1000, 1);
   results.targets = targetSummary();
   log();

@@ -38,7 +38,7 @@ function cpuSeconds(pid) {
 }
 
 /** An API token of Olivia through the product's own sign-in: a password from the CLI, a session, a token. */
-async function apiToken(origin, env) {
+export async function apiToken(origin, env) {
   const { stdout } = await run(process.execPath, [CLI, 'person', 'password', 'ws_acme', 'p_olivia'], {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
   });
@@ -63,7 +63,7 @@ async function apiToken(origin, env) {
 }
 
 /** The six requests, each a function of a distinct number, for one server. */
-function requestsOf(server, tokens) {
+export function requestsOf(server, tokens) {
   const origin = new URL(server.url).origin;
   const rest = { authorization: `Bearer ${tokens.rest}`, 'content-type': 'application/json' };
   const mcp = (name) => toolCallHeaders(tokens.mcp, name);
