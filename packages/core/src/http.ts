@@ -81,7 +81,11 @@ const responseOf = (answer: HttpAnswer) =>
  * most 200 characters of the caller's text (a request id longer than that
  * is refused, 400); the SDK's 4xx answers are logged as the client's
  * protocol mistakes, never reported as errors. Unexpected errors go to the
- * server's `onError` (`createServer({ onError })`).
+ * server's `onError` (`createServer({ onError })`). An admitted stateless
+ * 2026-07-28 `server/discover`, `tools/list` or `tools/call` that the
+ * native path fully understands is answered without an SDK server, the
+ * same bytes as the SDK's; anything else, and everything with
+ * `native: false`, is the SDK's to answer.
  */
 export function createHttpHandler<TRight extends string>(
   server: GatehouseServer<TRight>,
