@@ -9,6 +9,7 @@ import { V1_CONTENDERS, v1ServerErrors } from './contendersV1.mjs';
 import { runHandlers } from './handler.mjs';
 import { measureRounds, pairedRatio, startContenders, startLoadGenerator } from './http.mjs';
 import { runInProcess } from './inProcess.mjs';
+import { NATIVE_CONTENDERS, nativeSection, nativeTargets } from './native.mjs';
 import { runPresenters } from './presenters.mjs';
 import { runReplayMemory, runReplaySweepCost } from './replayMemory.mjs';
 import { runReplicas } from './replicas.mjs';
@@ -380,11 +381,30 @@ async function httpSections() {
         if (era === '2026-07-28') await ceilingCheck(loadgen);
       });
     }
+    await nativeSections(loadgen, eras);
     const v1 = PLAN.v1;
     const title = `2. SDK v1 host, Streamable HTTP 2025-11-25 (stateless): tools/call echo, ${CONCURRENCY} clients, ${v1.rounds} rounds × ${v1.roundMs} ms per contender`;
     await section(title, () => v1Section(loadgen));
   } finally {
     await loadgen.close();
+    for (const c of contenders) if (c.close) await c.close().catch(() => {});
+  }
+}
+
+/** Section 2n: the native 2026-07-28 path on and off against the bare low-level Server, per era. */
+async function nativeSections(loadgen, eras) {
+  results.http.native = {};
+  const contenders = await startContenders(log, NATIVE_CONTENDERS);
+  const report = { log, fmt, verdict, printRows, summarize };
+  try {
+    for (const [era, plan] of eras) {
+      const title = `2n. Native path, Streamable HTTP ${era}: tools/call echo, ${CONCURRENCY} clients, ${plan.rounds} rounds × ${plan.roundMs} ms per contender`;
+      await section(title, async () => {
+        const run = { concurrency: CONCURRENCY, ...plan };
+        results.http.native[era] = await nativeSection(loadgen, contenders, era, run, report);
+      });
+    }
+  } finally {
     for (const c of contenders) if (c.close) await c.close().catch(() => {});
   }
 }
@@ -510,6 +530,7 @@ function targetSummary() {
       });
     }
   }
+  rows.push(...nativeTargets(results.http?.native, fmt));
   const v1 = results.http?.v1?.ratios?.vsBareV1;
   rows.push({
     target: '2025-11-25 Gatehouse on SDK v1 / bare v1 (info, no target)',

@@ -4,11 +4,13 @@ import { ConfigurationError } from './errors.js';
 import { byteLimit, readJsonBody } from './serve/body.js';
 import { capErrorResponse } from './serve/echoes.js';
 import { type HttpAdmissionOptions, type HttpAnswer, httpAdmission } from './serve/httpAdmission.js';
+import { nativeServing } from './serve/native.js';
 import { type ChallengeOptions, CONNECTION_KEY, renderRefusal } from './serve/refusal.js';
 import { type RefusalLog, refusalLogOf } from './serve/refusalLog.js';
 import { refuseMovedOnerror, reporter } from './serve/report.js';
 import { sdkOnerror } from './serve/sdkReports.js';
-import { admissionProtocolError, internalProtocolError, sdkServer } from './serve/sdkServer.js';
+import { admissionProtocolError, internalProtocolError, sdkServerWith } from './serve/sdkServer.js';
+import { toolHandlers } from './serve/toolHandlers.js';
 import type { GatehouseServer } from './server.js';
 import { stripHidden } from './text.js';
 
@@ -28,6 +30,14 @@ export interface HttpOptions extends HttpAdmissionOptions {
   readonly clientAddress?: (request: Request) => string | undefined;
   /** Serve 2025-era clients statelessly (default) or refuse them. */
   readonly legacy?: 'stateless' | 'reject';
+  /**
+   * Answer stateless 2026-07-28 `server/discover`, `tools/list` and
+   * `tools/call` POSTs on Gatehouse's own path, the same bytes as the SDK
+   * with no SDK server built per request (default `true`); `false` hands
+   * every request to the SDK. Anything the native path does not fully
+   * understand goes to the SDK either way.
+   */
+  readonly native?: boolean;
 }
 
 /** A web-standard handler: mount `fetch` on any runtime, or wrap it for node:http. */
@@ -71,7 +81,11 @@ const responseOf = (answer: HttpAnswer) =>
  * most 200 characters of the caller's text (a request id longer than that
  * is refused, 400); the SDK's 4xx answers are logged as the client's
  * protocol mistakes, never reported as errors. Unexpected errors go to the
- * server's `onError` (`createServer({ onError })`).
+ * server's `onError` (`createServer({ onError })`). An admitted stateless
+ * 2026-07-28 `server/discover`, `tools/list` or `tools/call` that the
+ * native path fully understands is answered without an SDK server, the
+ * same bytes as the SDK's; anything else, and everything with
+ * `native: false`, is the SDK's to answer.
  */
 export function createHttpHandler<TRight extends string>(
   server: GatehouseServer<TRight>,
@@ -81,8 +95,10 @@ export function createHttpHandler<TRight extends string>(
   const report = reporter(server, 'http');
   const admitHttp = httpAdmission(server, options, 'createHttpHandler', report);
   const log = refusalLogOf(options.logger, server);
+  const handlers = toolHandlers(server, report, 'http');
+  const native = options.native === false ? undefined : nativeServing(server, handlers, report);
   const mcp = createMcpHandler(
-    (ctx) => sdkServer(server, async () => connectionOf<TRight>(ctx.authInfo), report, 'http'),
+    (ctx) => sdkServerWith(handlers, server, async () => connectionOf<TRight>(ctx.authInfo)),
     {
       legacy: options.legacy ?? 'stateless',
       maxRequestBodySize: byteLimit(options.maxBodyBytes, 'createHttpHandler'),
@@ -105,6 +121,14 @@ export function createHttpHandler<TRight extends string>(
     });
     if (!admission.ok) return responseOf(admission.answer);
     const { connection } = admission;
+    if (native && request.method === 'POST') {
+      const answered = await native(
+        { header: (name) => request.headers.get(name), signal: request.signal },
+        admission.body,
+        connection,
+      );
+      if (answered) return answered;
+    }
     const authInfo: AuthInfo = {
       token: '[redacted]',
       clientId: connection.clientName,

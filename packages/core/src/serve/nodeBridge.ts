@@ -59,13 +59,26 @@ export function toStreamingRequest(req: IncomingMessage, signal: AbortSignal): R
   } as RequestInit);
 }
 
-/** Writes a web `Response` to node:http, streaming its body with backpressure until the client goes. */
+/** Whether a response is one JSON document (never a stream): written whole, in one piece. */
+const isJsonDocument = (response: Response) =>
+  response.body !== null && response.headers.get('content-type') === 'application/json';
+
+/**
+ * Writes a web `Response` to node:http: a JSON document whole, with its
+ * `Content-Length`; any other body streamed with backpressure until the client goes.
+ */
 async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of response.headers) headers[name] = value;
   // Headers joins repeated fields with ", ", which would merge cookies; each Set-Cookie stays a line of its own.
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
+  if (isJsonDocument(response)) {
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
+    res.end(body);
+    return;
+  }
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
