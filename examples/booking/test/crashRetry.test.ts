@@ -13,13 +13,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HttpReply } from '@gatehousejs/testing';
 import Database from 'better-sqlite3';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild } from '../../../test/childBundle.js';
-import { runCli } from '../src/cli/run.js';
-import { RIGHTS } from '../src/domain/model.js';
 import { codeOf, rawClient, structured } from './fixtures/raw.js';
-import { countIn, type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
+import { countIn, mintWithEveryRight, type RunningBooking, spawnBooking } from './fixtures/spawnBooking.js';
 import { berlin } from './fixtures/testApp.js';
 import { retryDelayMs, startsAtMs } from './replicas/scenarios.js';
 
@@ -37,20 +34,6 @@ beforeAll(() => {
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Mints an MCP token with every right for the demo owner (the demo token is replaced at every start). */
-async function mint(file: string): Promise<string> {
-  let out = '';
-  const io = {
-    out: (text: string) => {
-      out += text;
-    },
-    err: () => undefined,
-  };
-  const argv = ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_olivia', '--rights'];
-  await runCli([...argv, RIGHTS.join(',')], { file, io, logger: pino({ level: 'silent' }) });
-  return /token {4}(\S+)/.exec(out)?.[1] ?? '';
-}
 
 async function kill(server: RunningBooking): Promise<void> {
   server.child.kill('SIGKILL');
@@ -76,7 +59,7 @@ describe('a retry after the server was killed mid-call', () => {
     async (delayMs) => {
       const file = join(dir, `crash-${delayMs}.db`);
       const first = await spawnBooking(script, file, ENV);
-      const token = await mint(file);
+      const token = await mintWithEveryRight(file);
       const client = rawClient(first.url, token);
       const day = 50 + delayMs;
       const bookingArgs = (time: string) => ({
@@ -147,7 +130,7 @@ describe('a retry after the server was killed mid-call', () => {
     async (_what, leftMs) => {
       const file = join(dir, `claimed-${leftMs}.db`);
       const first = await spawnBooking(script, file, ENV);
-      const token = await mint(file);
+      const token = await mintWithEveryRight(file);
       const client = rawClient(first.url, token);
       const created = structured(
         await client.callTool('create_booking', {

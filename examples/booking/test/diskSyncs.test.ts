@@ -15,13 +15,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild } from '../../../test/childBundle.js';
-import { runCli } from '../src/cli/run.js';
-import { RIGHTS } from '../src/domain/model.js';
 import { rawClient, structured } from './fixtures/raw.js';
-import { bookingEnv } from './fixtures/spawnBooking.js';
+import { bookingEnv, mintWithEveryRight, untilBanner } from './fixtures/spawnBooking.js';
 import { berlin } from './fixtures/testApp.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -68,31 +65,7 @@ function tracedServer(file: string, trace: string): Promise<{ child: ChildProces
       detached: true,
     },
   );
-  let out = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before its banner: ${out}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!out.includes('Press Ctrl+C')) return;
-      resolve({ child, url: new URL(/MCP URL\s+(\S+)/.exec(out)?.[1] ?? '') });
-    });
-  });
-}
-
-async function mint(file: string): Promise<string> {
-  let out = '';
-  const io = {
-    out: (text: string) => {
-      out += text;
-    },
-    err: () => undefined,
-  };
-  const argv = ['token', 'create', '--workspace', 'ws_acme', '--person', 'p_olivia', '--rights'];
-  await runCli([...argv, RIGHTS.join(',')], { file, io, logger: pino({ level: 'silent' }) });
-  return /token {4}(\S+)/.exec(out)?.[1] ?? '';
+  return untilBanner(child).then(({ url }) => ({ child, url }));
 }
 
 /** One traced system call: when, which, on which file or socket. */
@@ -126,7 +99,7 @@ describe.skipIf(missing !== undefined)('a booking server on SQLite under strace'
     let from = 0;
     let to = 0;
     try {
-      const client = rawClient(url, await mint(file));
+      const client = rawClient(url, await mintWithEveryRight(file));
       const create = async (day: number) => {
         const reply = await client.callTool('create_booking', {
           customer_id: 'cu_alan',
