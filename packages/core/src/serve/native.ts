@@ -43,15 +43,16 @@ export function nativeServing<TRight extends string>(
   report: Report,
 ): NativeServing<TRight> {
   const serverInfo = { name: info.name, version: info.version };
+  /** A `server/discover` or `tools/list` result as the SDK completes it: its fields, then the cache fields and identity. */
+  const cacheable = (fields: object) => ({
+    ...fields,
+    resultType: 'complete',
+    ttlMs: 0,
+    cacheScope: 'private',
+    _meta: { [SERVER_INFO_META_KEY]: serverInfo },
+  });
   const discovered = (id: string | number) =>
-    resultBody(id, {
-      supportedVersions: [NATIVE_REVISION],
-      capabilities: { tools: {} },
-      resultType: 'complete',
-      ttlMs: 0,
-      cacheScope: 'private',
-      _meta: { [SERVER_INFO_META_KEY]: serverInfo },
-    });
+    resultBody(id, cacheable({ supportedVersions: [NATIVE_REVISION], capabilities: { tools: {} } }));
 
   const answer = async (
     request: Exclude<NativeRequest, { method: 'server/discover' }>,
@@ -70,14 +71,7 @@ export function nativeServing<TRight extends string>(
     const who = async () => connection;
     try {
       if (request.method === 'tools/list') {
-        const listed = await handlers.list(view, who);
-        return resultBody(request.id, {
-          ...listed,
-          resultType: 'complete',
-          ttlMs: 0,
-          cacheScope: 'private',
-          _meta: { [SERVER_INFO_META_KEY]: serverInfo },
-        });
+        return resultBody(request.id, cacheable(await handlers.list(view, who)));
       }
       const result = await handlers.call(view, who, request.name, request.arguments);
       return resultBody(request.id, stamped(result as unknown as Record<string, unknown>, serverInfo));
