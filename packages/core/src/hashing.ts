@@ -14,8 +14,25 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-/** Lower-case hex SHA-256 of a UTF-8 string. Synchronous and runtime-neutral. */
+/** `node:crypto`'s `createHash` where the runtime has it (Node, Deno, Bun), else undefined. */
+const createHash = (() => {
+  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const crypto = host?.getBuiltinModule?.('node:crypto') as typeof import('node:crypto') | undefined;
+  return crypto?.createHash;
+})();
+
+/**
+ * Lower-case hex SHA-256 of a UTF-8 string. Synchronous and runtime-neutral:
+ * the runtime's native hash where it has `node:crypto` (about ten times
+ * faster for the short texts hashed per call), else a pure JavaScript one.
+ * Both encode lone surrogates as U+FFFD, so both give the same digest.
+ */
 export function sha256Hex(text: string): string {
+  return createHash ? createHash('sha256').update(text, 'utf8').digest('hex') : portableSha256Hex(text);
+}
+
+/** The pure JavaScript SHA-256 behind {@link sha256Hex}, for runtimes without `node:crypto` (and its tests). */
+export function portableSha256Hex(text: string): string {
   return bytesToHex(sha256(utf8ToBytes(text)));
 }
 

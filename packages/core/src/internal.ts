@@ -11,6 +11,7 @@ export {
   structureOf,
   toolOutputSchema,
 } from './contract/envelope.js';
+export { portableSha256Hex } from './hashing.js';
 export { contentDigest } from './internal/contentDigest.js';
 export { newId } from './internal/ids.js';
 export { boundedMemo, FORMATTER_LIMIT } from './internal/memo.js';

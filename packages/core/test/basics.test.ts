@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, digest, EFFECT_TRAITS, EFFECTS, isOutward } from '../src/index.js';
+import { canonicalJson, digest, EFFECT_TRAITS, EFFECTS, isOutward, sha256Hex } from '../src/index.js';
+import { portableSha256Hex } from '../src/internal.js';
 import { readBearer } from '../src/serve/bearer.js';
 
 describe('digest', () => {
@@ -8,6 +10,24 @@ describe('digest', () => {
     expect(digest({ b: 1, a: { y: 2, x: 1 } })).toBe(digest({ a: { x: 1, y: 2 }, b: 1 }));
     expect(digest({ a: 1 })).not.toBe(digest({ a: 2 }));
     expect(digest({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('sha256Hex', () => {
+  it('gives the known digests (FIPS 180-2 vectors), natively and portably', () => {
+    for (const hash of [sha256Hex, portableSha256Hex]) {
+      expect(hash('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+      expect(hash('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    }
+  });
+
+  it('the native hash and the portable one agree on any text, lone surrogates included', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.string({ unit: 'grapheme', maxLength: 80 }),
+      fc.constantFrom('\ud800', 'a\udfffb', '\udc00\ud800', 'x'.repeat(1000)),
+    );
+    fc.assert(fc.property(text, (value) => sha256Hex(value) === portableSha256Hex(value)));
   });
 });
 

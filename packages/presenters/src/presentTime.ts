@@ -3,6 +3,7 @@ import { ConfigurationError } from '@gatehousejs/core';
 import { fromNow, PRESENTED_TIME_SCHEMA } from '@gatehousejs/core/internal';
 import { Temporal } from 'temporal-polyfill';
 import type { Field } from './fieldTypes.js';
+import { floorMs, instantString, instantTexts, zoneIdOf } from './internal/instantText.js';
 import { makeField, typeName } from './internal/makeField.js';
 import { weekdayName } from './internal/weekday.js';
 import { resolveZone } from './internal/zones.js';
@@ -53,42 +54,67 @@ export function instantField(options: PresentTimeOptions = {}): Field<InstantLik
     schema: PRESENTED_TIME_SCHEMA,
     present: (value, context) => render(value, context.env, zone, locale, context.path),
     state: (value, path) => {
-      const zoned = toZoned(value, zone, path);
+      const moment = momentOf(value, zone, path);
+      const utc = instantString(moment.ns);
+      if (utc !== undefined) return { utc, zone: zoneIdOf(moment.zone) };
+      const zoned = toZoned(moment);
       return { utc: zoned.toInstant().toString(), zone: zoned.timeZoneId };
     },
   });
 }
 
 function render(value: unknown, env: PresentEnv, zone: string | undefined, locale: string, path: string) {
-  const zoned = toZoned(value, zone, path);
+  const moment = momentOf(value, zone, path);
   const nowMs = env.now.getTime();
   if (!Number.isFinite(nowMs)) throw new TypeError(`${path}: env.now is not a valid Date.`);
+  const texts = instantTexts(moment.ns, moment.zone);
+  if (texts !== undefined) {
+    return {
+      weekday: weekdayName(texts.dayOfWeek, locale),
+      local: texts.local,
+      zone: texts.zone,
+      utc: texts.utc,
+      from_now: fromNow(texts.ms, nowMs, locale),
+    };
+  }
+  const zoned = toZoned(moment);
   return {
     weekday: weekdayName(zoned.dayOfWeek, locale),
     local: zoned.toString({ smallestUnit: 'second', timeZoneName: 'never' }),
     zone: zoned.timeZoneId,
     utc: zoned.toInstant().toString({ smallestUnit: 'second' }),
-    from_now: fromNow(zoned.epochMilliseconds, nowMs, locale),
+    from_now: fromNow(floorMs(moment.ns), nowMs, locale),
   };
 }
 
+/** An instant and the zone to show it in: the option, else the value's own zone, else UTC. */
+interface Moment {
+  readonly ns: bigint;
+  readonly zone: string;
+}
+
 /** Accepts Temporal objects from any copy of Temporal (duck-typed on `epochNanoseconds`). */
-function toZoned(value: unknown, zone: string | undefined, path: string): Temporal.ZonedDateTime {
+function momentOf(value: unknown, zone: string | undefined, path: string): Moment {
   if (value instanceof Date) {
     const ms = value.getTime();
     if (!Number.isFinite(ms)) throw new TypeError(`${path}: the Date is invalid.`);
-    return Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(zone ?? 'UTC');
+    return { ns: BigInt(ms) * 1_000_000n, zone: zone ?? 'UTC' };
   }
   if (typeof value === 'object' && value !== null && 'epochNanoseconds' in value) {
     const { epochNanoseconds, timeZoneId } = value as { epochNanoseconds: unknown; timeZoneId?: unknown };
     if (typeof epochNanoseconds === 'bigint') {
       const own = typeof timeZoneId === 'string' ? timeZoneId : undefined;
-      return new Temporal.ZonedDateTime(epochNanoseconds, zone ?? own ?? 'UTC');
+      return { ns: epochNanoseconds, zone: zone ?? own ?? 'UTC' };
     }
   }
   throw new TypeError(
     `${path}: expected a Temporal.Instant, Temporal.ZonedDateTime or Date, got ${typeName(value)}.`,
   );
+}
+
+/** The moment as a Temporal value, for what {@link instantTexts} leaves to Temporal. */
+function toZoned(moment: Moment): Temporal.ZonedDateTime {
+  return new Temporal.ZonedDateTime(moment.ns, moment.zone);
 }
 
 function checkOptions(
