@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { ConfigurationError } from './errors.js';
-import { createHttpHandler, type HttpOptions } from './http.js';
+import { type HttpOptions, mcpEndpoint } from './http.js';
 import {
   checkShutdown,
   createDrain,
@@ -15,7 +15,13 @@ import {
   type ShutdownReport,
 } from './serve/drain.js';
 import { HEALTH_PATHS, type HealthOptions, healthEndpoints } from './serve/health.js';
-import { type NodeListener, nodeListener } from './serve/nodeBridge.js';
+import {
+  type NodeListener,
+  nodeExchange,
+  nodeListener,
+  writeJson,
+  writeResponse,
+} from './serve/nodeBridge.js';
 import {
   METADATA_HEADERS,
   type ProtectedResourceMetadata,
@@ -48,19 +54,18 @@ export function createNodeListener<TRight extends string>(
   server: GatehouseServer<TRight>,
   options: HttpOptions = {},
 ): NodeListener {
-  const sockets = new WeakMap<Request, string>();
-  const handler = createHttpHandler(server, {
-    ...options,
-    clientAddress: options.clientAddress ?? ((request) => sockets.get(request)),
-  });
-  return nodeListener(
-    (request, incoming) => {
-      const address = incoming.socket?.remoteAddress;
-      if (address !== undefined) sockets.set(request, address);
-      return handler.fetch(request);
-    },
-    reporter(server, 'http'),
-  );
+  const endpoint = mcpEndpoint(server, options);
+  return async function serveMcp(req, res) {
+    let finished = false;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!finished) abort.abort();
+    });
+    const answer = await endpoint.serve(nodeExchange(req, abort.signal));
+    if (answer instanceof Response) await writeResponse(res, answer, abort.signal);
+    else writeJson(res, answer.json);
+    finished = true;
+  };
 }
 
 /** Options of {@link listen}. */

@@ -57,7 +57,11 @@ export async function boundedText(request: Request, limit: number): Promise<stri
  * its requests runs.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<ReadBody> {
-  const text = await boundedText(request, limit);
+  return jsonBodyOf(await boundedText(request, limit), limit);
+}
+
+/** {@link readJsonBody} of a body already read within `limit` (`undefined`: it was larger). */
+export function jsonBodyOf(text: string | undefined, limit: number): ReadBody {
   if (text === undefined) return TOO_LARGE(limit);
   let value: Json;
   try {

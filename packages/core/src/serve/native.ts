@@ -8,16 +8,16 @@ import { internalProtocolError, type RequestView, type ToolHandlers } from './to
 
 /** What the native path needs of one admitted HTTP POST. */
 export interface NativeExchange {
-  header: HeaderOf;
+  readonly header: HeaderOf;
   readonly signal: AbortSignal;
 }
 
-/** Answers an admitted POST it fully understands; `undefined` hands it to the SDK unchanged. */
+/** Answers an admitted POST it fully understands with the JSON to send (HTTP 200); `undefined` hands it to the SDK unchanged. */
 export type NativeServing<TRight extends string> = (
   exchange: NativeExchange,
   body: Json | undefined,
   connection: Connection<TRight>,
-) => Promise<Response | undefined>;
+) => Promise<string | undefined>;
 
 /** Server identity and capabilities as the SDK's `Server` states them. */
 interface Identity {
@@ -94,11 +94,9 @@ export function nativeServing<TRight extends string>(
       report(error);
       text = errorBody(request.id, internalProtocolError());
     }
-    return new Response(text, JSON_OK);
+    return text;
   };
 }
-
-const JSON_OK = { status: 200, headers: { 'content-type': 'application/json' } } as const;
 
 /** A result response as the SDK's protocol layer writes it: `result`, `jsonrpc`, `id`. */
 const resultBody = (id: string | number, result: object): string =>

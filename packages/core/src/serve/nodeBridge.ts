@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EndpointExchange } from '../http.js';
+import { jsonBodyOf } from './body.js';
 import { internalErrorBody } from './refusal.js';
 import type { Report } from './report.js';
 
@@ -59,6 +61,86 @@ export function toStreamingRequest(req: IncomingMessage, signal: AbortSignal): R
   } as RequestInit);
 }
 
+/** A header of a node request as `Headers#get` gives it: repeated fields joined with ", ", null when absent. */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Reads a node request's body as UTF-8 within `limit` bytes, as
+ * `boundedText` reads a web body: `undefined` when the declared
+ * `Content-Length` or the bytes read pass the limit (reading stops there and
+ * the socket stays, for the 413); rejects when the client goes mid-body.
+ */
+function boundedNodeText(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > limit) {
+        settle();
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = () => {
+      settle();
+      resolve(new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    const onClose = () => {
+      settle();
+      reject(new Error('The client closed the request before its body ended.'));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
+}
+
+/**
+ * A node request as an exchange with the MCP endpoint, read straight from
+ * node:http: headers from `req.headers`, the body from the socket only when
+ * admission asks for it, and a web `Request` built only if something needs
+ * one (the SDK's path, the host's `tenantFrom` or `clientAddress`).
+ */
+export function nodeExchange(req: IncomingMessage, signal: AbortSignal): EndpointExchange {
+  let request: Request | undefined;
+  return {
+    method: (req.method ?? 'GET').toUpperCase(),
+    header: (name) => headerOf(req, name),
+    readBody: async (limit) => jsonBodyOf(await boundedNodeText(req, limit), limit),
+    signal,
+    socketAddress: req.socket?.remoteAddress,
+    request: () => (request ??= toStreamingRequest(req, signal)),
+  };
+}
+
+/** Writes a JSON document whole, HTTP 200, with its `Content-Length`: the native path's answer. */
+export function writeJson(res: ServerResponse, json: string): void {
+  const body = Buffer.from(json);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+  res.end(body);
+}
+
 /** Whether a response is one JSON document (never a stream): written whole, in one piece. */
 const isJsonDocument = (response: Response) =>
   response.body !== null && response.headers.get('content-type') === 'application/json';
@@ -67,7 +149,11 @@ const isJsonDocument = (response: Response) =>
  * Writes a web `Response` to node:http: a JSON document whole, with its
  * `Content-Length`; any other body streamed with backpressure until the client goes.
  */
-async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
+export async function writeResponse(
+  res: ServerResponse,
+  response: Response,
+  gone: AbortSignal,
+): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of response.headers) headers[name] = value;
   // Headers joins repeated fields with ", ", which would merge cookies; each Set-Cookie stays a line of its own.
