@@ -1,7 +1,8 @@
 // Package checks for every published package: publint (exports map, files)
 // and @arethetypeswrong/cli with the node16 profile (types resolve for ESM and CJS
 // consumers; subpath exports cannot exist under the obsolete node10 resolution).
-// Run after `npm run build`.
+// Run after `npm run build`: attw's `npm pack` skips the packages' `prepack` (a second
+// build of what was just built) through npm_config_ignore_scripts.
 import { execFileSync } from 'node:child_process';
 
 const packages = [
@@ -23,6 +24,7 @@ for (const dir of packages) {
     try {
       const out = execFileSync('npx', ['--no-install', ...args], {
         encoding: 'utf8',
+        env: { ...process.env, npm_config_ignore_scripts: 'true' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       console.log(`ok   ${tool} ${dir}`);

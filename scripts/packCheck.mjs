@@ -1,6 +1,8 @@
 // Pack-and-install check: what an adopter gets from the registry, proven before publishing.
 // Run after `npm run build`:
-//   1. `npm pack` every package into a temporary directory;
+//   1. `npm pack` every package into a temporary directory, with the build just made:
+//      `--ignore-scripts` skips each package's `prepack` (a second build of the same
+//      sources; `npm run check:publish` proves that prepack builds a clean package);
 //   2. install the tarballs into a fresh project with the install lines of docs/install.md
 //      (package names replaced by tarball paths, one `npm install`; plus the optional peers
 //      `pg` of the PostgreSQL entry and `@opentelemetry/api` of the otel entry), the @gatehousejs scope
@@ -78,15 +80,20 @@ function fencedBlocks(markdown, lang) {
   return blocks;
 }
 
-/** Every package named by an `npm install` in the sh blocks of docs/install.md. */
+/**
+ * Every package named by an `npm install` in the sh blocks of docs/install.md. Tarball paths
+ * (the route before the first release, `npm run pack:local`) are not package names: the
+ * tarballs this check installs stand for them.
+ */
 function documentedInstall() {
   const specs = [];
+  const isPath = (word) => /^[./~]/.test(word) || word.endsWith('.tgz');
   for (const block of fencedBlocks(readFileSync(join(root, 'docs/install.md'), 'utf8'), 'sh')) {
     for (const line of block.split('\n')) {
       for (const command of line.replace(/#.*$/, '').split('&&')) {
         const words = command.trim().split(/\s+/);
         if (words[0] !== 'npm' || (words[1] !== 'install' && words[1] !== 'i')) continue;
-        specs.push(...words.slice(2).filter((w) => w && !w.startsWith('-')));
+        specs.push(...words.slice(2).filter((w) => w && !w.startsWith('-') && !isPath(w)));
       }
     }
   }
@@ -102,7 +109,13 @@ async function packAll(packDir) {
     const dir = join(root, 'packages', name);
     if (!existsSync(join(dir, 'dist')))
       throw new Error(`packages/${name}/dist is missing: run npm run build first.`);
-    const { stdout } = await sh('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: dir });
+    const { stdout } = await sh(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir],
+      {
+        cwd: dir,
+      },
+    );
     const [info] = JSON.parse(stdout);
     const hasReadme = info.files.some((f) => f.path === 'README.md');
     const scripts = Object.keys(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts ?? {});
