@@ -118,7 +118,7 @@ export function createSqliteStores(db: SqliteDatabase, options: SqliteStoresOpti
   const authorization = new SqliteAuthorizationStore(db, writes);
   const purgeExpired = (now: number): PurgeCounts => ({
     replay: replay.purgeExpired(now),
-    pendingActions: pendingActions.purgeSync(now - retentionMs),
+    pendingActions: pendingActions.purgeExpiredSync(now),
     rateBuckets: rateBuckets.purgeExpired(now),
     authorization: authorization.purgeExpiredSync(now),
   });

@@ -22,8 +22,8 @@ import { type LockOptions, writer } from './internal/writes.js';
 export interface SqlitePendingActionStoreOptions extends SweepOptions, LockOptions {
   /**
    * How long an expired action stays findable, so a late confirmation answers
-   * "expired" rather than "not found". Inserts sweep actions expired longer
-   * ago than this. Default one hour.
+   * "expired" rather than "not found"; `purgeExpired(now)` deletes actions
+   * expired longer ago than this. Default one hour.
    */
   readonly expiredRetentionMs?: number;
 }
@@ -66,7 +66,7 @@ const LAPSED = "(status = 'claimed' AND (claim_expires_at IS NULL OR claim_expir
 
 const NAME = 'SqlitePendingActionStore';
 
-function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) {
+function preparePending(db: SqliteDatabase) {
   const insert = db.prepare<PendingActionColumns>(
     `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool, arguments,
        arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id,
@@ -76,17 +76,12 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
        @decided_by, @decided_at, @claim_fence, @claim_expires_at)
      ON CONFLICT DO NOTHING`,
   );
-  const sweep = db.prepare<[number, number]>(
-    `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM gatehouse_pending_actions
-     WHERE expires_at < ? ORDER BY expires_at LIMIT ?)`,
-  );
   return {
-    insert: db.transaction((action: PendingAction): void => {
+    insert: (action: PendingAction): void => {
       if (insert.run(toRow(action)).changes !== 1) {
         throw new Error('A pending action with this id or token already exists.');
       }
-      sweep.run(action.createdAt - retentionMs, batch);
-    }),
+    },
     find: db.prepare<[string], PendingActionColumns>(
       'SELECT * FROM gatehouse_pending_actions WHERE token_hash = ?',
     ),
@@ -130,7 +125,8 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
  * still holding it, and only the winner writes its decision fields (`set`).
  * `findById` and `listAwaitingApproval` serve approval by a person. Expired
  * actions stay findable for `expiredRetentionMs` (the guard answers
- * "expired"), then inserts sweep them.
+ * "expired"); `purgeExpired(now)` (or the stores' `housekeeping`) deletes
+ * them after that, never a request.
  *
  * @example
  * const pending = new SqlitePendingActionStore(db, { expiredRetentionMs: 3_600_000 });
@@ -138,17 +134,19 @@ function preparePending(db: SqliteDatabase, batch: number, retentionMs: number) 
 export class SqlitePendingActionStore implements PendingActionStore {
   readonly #sql: ReturnType<typeof preparePending>;
   readonly #write: ReturnType<typeof writer>;
+  readonly #retentionMs: number;
 
   constructor(db: SqliteDatabase, options: SqlitePendingActionStoreOptions = {}) {
     this.#write = writer(db, NAME, options);
     assertSchema(db, NAME);
-    const retentionMs = duration(NAME, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
-    this.#sql = preparePending(db, sweepBatch(NAME, options.sweepBatch), retentionMs);
+    sweepBatch(NAME, options.sweepBatch);
+    this.#retentionMs = duration(NAME, 'expiredRetentionMs', options.expiredRetentionMs ?? 3_600_000);
+    this.#sql = preparePending(db);
   }
 
   /** Synchronous {@link PendingActionStore.insert}; throws on a duplicate id or token hash. */
   insertSync(action: PendingAction): void {
-    this.#sql.insert.immediate(action);
+    this.#sql.insert(action);
   }
 
   /** Synchronous {@link PendingActionStore.findByTokenHash}. */
@@ -204,6 +202,11 @@ export class SqlitePendingActionStore implements PendingActionStore {
   listAwaitingApprovalSync(tenantId: string, now: number, limit: number): readonly PendingAction[] {
     const rows = this.#sql.awaiting.all({ tenantId, now, limit: awaitingLimit(NAME, limit) });
     return Object.freeze(rows.map(pendingActionOf));
+  }
+
+  /** Deletes the actions that expired longer than `expiredRetentionMs` before `now`; returns how many. */
+  purgeExpiredSync(now: number): number {
+    return this.purgeSync(now - this.#retentionMs);
   }
 
   /** Synchronous {@link PendingActionStore.purge}: deletes actions that expired before `before`. */

@@ -203,7 +203,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     for (let i = 0; i < 5; i++)
       await stores.rateBuckets.take(`c${i}:read`, { capacity: 1, refillPerSecond: 1 }, 0);
     await stores.rateBuckets.take('busy:read', { capacity: 1, refillPerSecond: 0.0001 }, 0);
-    const action = (id: string, expiresAt: number) => ({
+    const action = (id: string, expiresAt: number, createdAt = 0) => ({
       id,
       tokenHash: `h_${id}`,
       connectionId: 'c1',
@@ -213,12 +213,14 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       argumentsDigest: 'd',
       contentHash: 'c',
       summary: 's',
-      createdAt: 0,
+      createdAt,
       expiresAt,
       status: 'pending' as const,
     });
     await stores.pendingActions.insert(action('gone', 500)); // expired long enough before 2,000
     await stores.pendingActions.insert(action('recent', 1_500)); // expired, still within the retention
+    await stores.pendingActions.insert(action('later', 20_000, 10_000)); // an insert deletes nothing expired
+    expect(await stores.pendingActions.findById('gone')).toBeDefined();
     await stores.authorization.save('AccessToken', 'gone', { payload: '{}', expiresAt: 1_000 });
     await stores.authorization.save('AccessToken', 'live', { payload: '{}', expiresAt: 3_000 });
     const query = vi.spyOn(pool, 'query');
@@ -231,7 +233,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     const left = await pool.query<{ k: string }>(
       "SELECT convert_from(key, 'UTF8') AS k FROM gatehouse_replay UNION ALL SELECT convert_from(key, 'UTF8') FROM gatehouse_rate_buckets UNION ALL SELECT id FROM gatehouse_pending_actions ORDER BY 1",
     );
-    expect(left.rows.map((r) => r.k)).toEqual(['busy:read', 'live', 'recent']);
+    expect(left.rows.map((r) => r.k)).toEqual(['busy:read', 'later', 'live', 'recent']);
     expect(await stores.purgeExpired(2_000)).toEqual({
       replay: 0,
       pendingActions: 0,

@@ -131,14 +131,19 @@ describe('SqliteReplayStore', () => {
 });
 
 describe('SqlitePendingActionStore', () => {
-  it('sweeps on insert only the actions expired longer ago than the retention', () => {
+  it('deletes nothing on insert; purgeExpired deletes only the actions expired longer ago than the retention', () => {
     const db = memoryDb();
     const store = new SqlitePendingActionStore(db, { expiredRetentionMs: 1_000 });
     store.insertSync(action('old', 100));
     store.insertSync(action('recent', 1_500));
     store.insertSync(action('new', 9_000, 2_000));
+    const count = () => db.prepare('SELECT count(*) AS n FROM gatehouse_pending_actions').get();
+    expect(count()).toEqual({ n: 3 });
+    expect(store.findByTokenHashSync('h-old')?.expiresAt).toBe(100);
+    expect(store.purgeExpiredSync(2_000)).toBe(1);
     expect(store.findByTokenHashSync('h-old')).toBeUndefined();
     expect(store.findByTokenHashSync('h-recent')?.expiresAt).toBe(1_500);
+    expect(count()).toEqual({ n: 2 });
   });
 
   it('refuses a negative retention', () => {

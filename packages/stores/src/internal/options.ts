@@ -3,7 +3,7 @@ import { ConfigurationError } from '@gatehousejs/core';
 /** Expired rows removed per statement when none is given: more than one insert ever adds. */
 export const DEFAULT_SWEEP_BATCH = 16;
 
-/** Checks a sweep size (rows per pending-action insert's sweep, per PostgreSQL purge statement). */
+/** Checks a sweep size (rows per PostgreSQL purge statement). */
 export function sweepBatch(store: string, value: number | undefined): number {
   const batch = value ?? DEFAULT_SWEEP_BATCH;
   if (!Number.isInteger(batch) || batch < 2) {
@@ -23,11 +23,10 @@ export function duration(store: string, name: string, value: number): number {
 /** Options shared by the stores whose rows expire. */
 export interface SweepOptions {
   /**
-   * Expired rows deleted per statement (default 16, at least 2): by each
-   * pending-action insert (it adds one row, so that table stays bounded by
-   * the live set), and by each statement of a PostgreSQL purge. Replay
-   * records and rate buckets are never deleted by a request: purge them from
-   * a timer (`purgeExpired`, `housekeeping`).
+   * Expired rows deleted per statement of a PostgreSQL purge (default 16, at
+   * least 2; SQLite purges in one statement and only checks the value). No
+   * request deletes an expired row: replay records, rate buckets and pending
+   * actions are purged from a timer (`purgeExpired`, `housekeeping`).
    */
   readonly sweepBatch?: number;
 }

@@ -16,7 +16,7 @@ import { postgresUnitOfWork } from './unitOfWork.js';
 export interface PostgresStoresOptions extends SweepOptions {
   /**
    * How long an expired pending action stays findable (a late confirmation
-   * answers "expired", not "not found") before purges and inserts delete it; default one hour.
+   * answers "expired", not "not found") before a purge deletes it; default one hour.
    */
   readonly expiredRetentionMs?: number;
   /**
@@ -98,7 +98,7 @@ export async function createPostgresStores(
     pool,
     purgeExpired: async (now: number): Promise<PurgeCounts> => ({
       replay: await replay.purgeExpired(now),
-      pendingActions: await pendingActions.purge(now - retentionMs),
+      pendingActions: await pendingActions.purgeExpired(now),
       rateBuckets: await rateBuckets.purgeExpired(now),
       authorization: await authorization.purgeExpired(now),
     }),

@@ -21,8 +21,8 @@ import { inBatches, on } from './sql.js';
 export interface PostgresPendingActionStoreOptions extends SweepOptions {
   /**
    * How long an expired action stays findable, so a late confirmation answers
-   * "expired" rather than "not found". Inserts sweep actions expired longer
-   * ago than this. Default one hour.
+   * "expired" rather than "not found"; `purgeExpired(now)` deletes actions
+   * expired longer ago than this. Default one hour.
    */
   readonly expiredRetentionMs?: number;
 }
@@ -76,7 +76,8 @@ const SWEEP = `DELETE FROM gatehouse_pending_actions WHERE id IN (SELECT id FROM
  * the winner writes its decision fields (`set`). `claim` and `renewClaim`
  * commit on their own.
  * `findById` and `listAwaitingApproval` serve approval by a person. Expired
- * actions stay findable for `expiredRetentionMs`, then inserts sweep them.
+ * actions stay findable for `expiredRetentionMs`; `purgeExpired(now)` (or the
+ * stores' `purgeExpired`) deletes them after that, never a request.
  * Requires `migrateGatehouseSchemaPostgres(pool)` first.
  *
  * @example
@@ -118,7 +119,6 @@ export class PostgresPendingActionStore implements PendingActionStore {
       claim.claim_expires_at,
     ]);
     if (inserted.rowCount !== 1) throw new Error('A pending action with this id or token already exists.');
-    await this.#sweep(action.createdAt - this.#retentionMs);
   }
 
   async findByTokenHash(tokenHash: string): Promise<PendingAction | undefined> {
@@ -196,6 +196,11 @@ export class PostgresPendingActionStore implements PendingActionStore {
       awaitingLimit(NAME, limit),
     ]);
     return Object.freeze(found.rows.map(pendingActionOf));
+  }
+
+  /** Deletes the actions that expired longer than `expiredRetentionMs` before `now`; returns how many. */
+  purgeExpired(now: number): Promise<number> {
+    return this.purge(now - this.#retentionMs);
   }
 
   /** Deletes actions that expired before `before`, `sweepBatch` rows per statement; returns how many. */
