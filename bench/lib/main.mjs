@@ -22,6 +22,12 @@ const QUICK = process.argv.includes('--quick');
 /** `--soak` adds the soak (minutes of mixed load on one booking server) after the other sections; `--soak-only` runs it alone. */
 const SOAK_ONLY = process.argv.includes('--soak-only');
 const SOAK = SOAK_ONLY || process.argv.includes('--soak');
+/** `--only 2n,6` runs just those sections (ids: 1, 1b, 1c, 2, 2n, 2v1, 3, 4, 5, 6), for work on one figure; judge targets on a full run. */
+const ONLY = (() => {
+  const at = process.argv.indexOf('--only');
+  return at > 0 ? new Set((process.argv[at + 1] ?? '').split(',').map((id) => id.trim())) : undefined;
+})();
+const wanted = (id) => ONLY === undefined || ONLY.has(id);
 /**
  * `--baseline DIR`: another checkout of Gatehouse, installed and built (say the parent
  * commit, in a git worktree). Its own bench code builds its Gatehouse contenders on its own
@@ -368,23 +374,23 @@ async function httpSections() {
         { id: 'baseline', label: 'Gatehouse listen() (baseline)', start: baseline.startGatehouse },
       ]
     : CONTENDERS;
-  const contenders = await startContenders(log, list);
+  const contenders = wanted('2') ? await startContenders(log, list) : [];
   try {
     const eras = [
       ['2026-07-28', PLAN.modern],
       ['2025-11-25', PLAN.legacy],
     ];
-    for (const [era, plan] of eras) {
+    for (const [era, plan] of wanted('2') ? eras : []) {
       const title = `2. Streamable HTTP ${era}: tools/call echo, ${CONCURRENCY} clients, ${plan.rounds} rounds × ${plan.roundMs} ms per contender`;
       await section(title, async () => {
         await throughputSection(loadgen, contenders, era, plan);
         if (era === '2026-07-28') await ceilingCheck(loadgen);
       });
     }
-    await nativeSections(loadgen, eras);
+    if (wanted('2n')) await nativeSections(loadgen, eras);
     const v1 = PLAN.v1;
     const title = `2. SDK v1 host, Streamable HTTP 2025-11-25 (stateless): tools/call echo, ${CONCURRENCY} clients, ${v1.rounds} rounds × ${v1.roundMs} ms per contender`;
-    await section(title, () => v1Section(loadgen));
+    if (wanted('2v1')) await section(title, () => v1Section(loadgen));
   } finally {
     await loadgen.close();
     for (const c of contenders) if (c.close) await c.close().catch(() => {});
@@ -706,26 +712,37 @@ async function soakSection() {
 
 /** Every section but the soak, in order. */
 async function standardSections() {
-  await section(
-    '1. In-process: silent write, bare vs Gatehouse pipeline (alternating rounds)',
-    inProcessSection,
-  );
-  await section(
-    '1b. In-process: telemetry absent, a no-op hook, the OpenTelemetry SDK in memory',
-    telemetrySection,
-  );
-  await section('1c. In-process: presenting a list of 20 bookings (times and prices)', presentersSection);
-  try {
-    await httpSections();
-  } catch (error) {
-    log(`  ! HTTP benchmark failed: ${error?.stack ?? error}`);
-    results.failures.push({ section: 'http', error: String(error?.message ?? error) });
+  if (wanted('1'))
+    await section(
+      '1. In-process: silent write, bare vs Gatehouse pipeline (alternating rounds)',
+      inProcessSection,
+    );
+  if (wanted('1b'))
+    await section(
+      '1b. In-process: telemetry absent, a no-op hook, the OpenTelemetry SDK in memory',
+      telemetrySection,
+    );
+  if (wanted('1c'))
+    await section('1c. In-process: presenting a list of 20 bookings (times and prices)', presentersSection);
+  if (wanted('2') || wanted('2n') || wanted('2v1')) {
+    try {
+      await httpSections();
+    } catch (error) {
+      log(`  ! HTTP benchmark failed: ${error?.stack ?? error}`);
+      results.failures.push({ section: 'http', error: String(error?.message ?? error) });
+    }
   }
-  await section('3. Per-request server construction', constructionSection);
+  if (wanted('3')) await section('3. Per-request server construction', constructionSection);
   const calls = PLAN.memory.calls.toLocaleString('en-US');
-  await section(`4. Bounded memory: ${calls} distinct calls into MemoryReplayStore`, memorySection);
-  await section('5. Writes through the booking server: SQLite, PostgreSQL, three replicas', replicasSection);
-  await section('6. The booking service behind REST and behind MCP: SQLite, PostgreSQL', restVsMcpSection);
+  if (wanted('4'))
+    await section(`4. Bounded memory: ${calls} distinct calls into MemoryReplayStore`, memorySection);
+  if (wanted('5'))
+    await section(
+      '5. Writes through the booking server: SQLite, PostgreSQL, three replicas',
+      replicasSection,
+    );
+  if (wanted('6'))
+    await section('6. The booking service behind REST and behind MCP: SQLite, PostgreSQL', restVsMcpSection);
 }
 
 async function main() {
