@@ -174,7 +174,8 @@ export interface NodeListenerOptions {
  * the body streams as the handler reads it, under Express the whole path
  * (`originalUrl`, so a handler with a base path sees its own prefix), each
  * `Set-Cookie` a line of its own, a streamed response written with
- * backpressure, a client that goes away aborts `request.signal`. A handler
+ * backpressure, a client that goes away aborts `request.signal`; the node
+ * request comes as the second argument (the peer's address). A handler
  * that throws, and a body a parser already read, answer a bare 500 that
  * names no cause; the error goes to `onError`.
  *

@@ -51,12 +51,13 @@ const parsesFirst: Middleware = (req, _res, done) => {
 };
 
 describe('toNodeListener', () => {
-  it('hands the handler the whole path under a router’s mount, the headers and the body; each cookie on a line', async () => {
+  it('hands the handler the whole path under a router’s mount, the headers, the body and the node request; each cookie on a line', async () => {
     const seen: string[] = [];
-    const listener = toNodeListener(async (request) => {
+    const listener = toNodeListener(async (request, incoming) => {
       const url = new URL(request.url);
+      const peer = incoming?.socket.remoteAddress;
       seen.push(
-        `${request.method} ${url.pathname}${url.search} ${request.headers.get('x-kind')} ${await request.text()}`,
+        `${request.method} ${url.pathname}${url.search} ${request.headers.get('x-kind')} ${await request.text()} ${peer}`,
       );
       const headers = new Headers({ 'content-type': 'text/html' });
       headers.append('set-cookie', 'a=1; Path=/; HttpOnly');
@@ -73,7 +74,7 @@ describe('toNodeListener', () => {
     expect(response.status).toBe(303);
     expect(await response.text()).toBe('<p>ok</p>');
     expect(response.headers.getSetCookie()).toEqual(['a=1; Path=/; HttpOnly', 'b=2; Path=/; HttpOnly']);
-    expect(seen).toEqual(['POST /console/switches/workspace?x=1 form on=0']);
+    expect(seen).toEqual(['POST /console/switches/workspace?x=1 form on=0 127.0.0.1']);
   });
 
   it('writes a streamed response as it comes, before the stream ends', async () => {
