@@ -60,6 +60,13 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
  */
 const BROWSER_TESTS = 'test/browser/**/*.test.ts';
 
+/**
+ * Gatehouse mounted on Express, Fastify, Hono and as a Next.js route handler
+ * (`test/mount`): each file starts its framework on a real port, so they run
+ * as their own project, `mount-frameworks`, in the full `npm test` only.
+ */
+const MOUNT_TESTS = 'test/mount/**/*.test.ts';
+
 const project = (
   name: string,
   root: string,
@@ -132,5 +139,6 @@ export default [
   ...split('booking', './examples/booking', [BROWSER_TESTS]),
   browserProject('booking', './examples/booking'),
   project('docs', './docs', ['**/*.test.ts']),
-  ...split('repo', '.'),
+  ...split('repo', '.', [MOUNT_TESTS]),
+  isolated(project('mount-frameworks', '.', [MOUNT_TESTS])),
 ];

@@ -6,6 +6,7 @@ import {
 } from 'node:http';
 import { ConfigurationError } from './errors.js';
 import { type HttpOptions, mcpEndpoint } from './http.js';
+import { BODY_READ_BEFORE } from './serve/body.js';
 import {
   checkShutdown,
   createDrain,
@@ -16,6 +17,7 @@ import {
 } from './serve/drain.js';
 import { HEALTH_PATHS, type HealthOptions, healthEndpoints } from './serve/health.js';
 import {
+  bodyTaken,
   type NodeListener,
   nodeExchange,
   nodeListener,
@@ -27,7 +29,8 @@ import {
   type ProtectedResourceMetadata,
   protectedResourceMetadata,
 } from './serve/oauthMetadata.js';
-import { type Report, reporter } from './serve/report.js';
+import { internalErrorBody } from './serve/refusal.js';
+import { type OnError, type Report, reporter, reportTo } from './serve/report.js';
 import { outageOf } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
 
@@ -47,25 +50,41 @@ export type FetchHandler = (request: Request, incoming?: IncomingMessage) => Res
  * Serves a Gatehouse server through node:http (Express, Fastify or plain
  * `http.createServer`), with the same admission as {@link createHttpHandler}. The
  * request body streams: admission decides on the headers before any of it is
- * read, and an admitted body is read within `maxBodyBytes`. Refusals are
+ * read, and an admitted body is read within `maxBodyBytes`. A body a parser
+ * already read (`express.json()` or a Fastify content-type parser ahead of
+ * the route) answers a bare 500 and tells the server's `onError` how to mount
+ * the route instead: Gatehouse reads and limits the body itself. Refusals are
  * logged with the socket's address unless `clientAddress` says otherwise.
+ *
+ * @example
+ * app.all('/mcp', createNodeListener(server)); // Express: before any body parser
  */
 export function createNodeListener<TRight extends string>(
   server: GatehouseServer<TRight>,
   options: HttpOptions = {},
 ): NodeListener {
   const endpoint = mcpEndpoint(server, options);
+  const report = reporter(server, 'http');
   return async function serveMcp(req, res) {
     let finished = false;
     const abort = new AbortController();
     res.on('close', () => {
       if (!finished) abort.abort();
     });
-    const answer = await endpoint.serve(nodeExchange(req, abort.signal));
+    // a parser ahead of the route read the body: nothing runs, the fix goes to onError
+    const answer = bodyTaken(req)
+      ? bodyTakenAnswer(report)
+      : await endpoint.serve(nodeExchange(req, abort.signal));
     if (answer instanceof Response) await writeResponse(res, answer, abort.signal);
     else writeJson(res, answer.json);
     finished = true;
   };
+}
+
+/** The bare 500 a request gets when a body parser ran ahead of the route; the fix goes to `onError`. */
+function bodyTakenAnswer(report: Report): Response {
+  report(new ConfigurationError(BODY_READ_BEFORE));
+  return new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } });
 }
 
 /** Options of {@link listen}. */
@@ -147,11 +166,50 @@ function metadataEndpoint(metadata: ProtectedResourceMetadata | undefined) {
   };
 }
 
+const plainFailure = () =>
+  new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain' } });
+
 /** The host's handler as a node:http listener; a failure becomes a bare 500 that names no cause. */
 function hostListener(fetch: FetchHandler, report: Report): NodeListener {
-  const failure = () =>
-    new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain' } });
-  return nodeListener(fetch, report, failure);
+  return nodeListener(fetch, report, plainFailure);
+}
+
+/** Options of {@link toNodeListener}. */
+export interface NodeListenerOptions {
+  /**
+   * Hears what made a request fail with the bare 500: the handler threw or
+   * rejected, or a body parser read the body before the handler could (a
+   * `ConfigurationError` naming the fix). Pass the server's `onError`;
+   * default: nothing is told.
+   */
+  readonly onError?: OnError;
+}
+
+/**
+ * Serves a web-standard `fetch` handler (the console's, an authorization
+ * server's, a Hono app) as a node:http listener, for Express, Fastify or
+ * `http.createServer`, through the bridge {@link createNodeListener} uses:
+ * the body streams as the handler reads it, under Express the whole path
+ * (`originalUrl`, so a handler with a base path sees its own prefix), each
+ * `Set-Cookie` a line of its own, a streamed response written with
+ * backpressure, a client that goes away aborts `request.signal`; the node
+ * request comes as the second argument (the peer's address). A handler
+ * that throws, and a body a parser already read, answer a bare 500 that
+ * names no cause; the error goes to `onError`.
+ *
+ * @example
+ * app.use('/console', toNodeListener(console.fetch, { onError })); // Express; createConsole({ basePath: '/console' })
+ */
+export function toNodeListener(fetch: FetchHandler, options: NodeListenerOptions = {}): NodeListener {
+  if (typeof fetch !== 'function') {
+    throw new ConfigurationError('toNodeListener: fetch must be a function (request) => Response.');
+  }
+  const { onError } = options;
+  if (onError !== undefined && typeof onError !== 'function') {
+    throw new ConfigurationError('toNodeListener: onError must be a function (error, facts) => void.');
+  }
+  const report: Report = (error) => reportTo(onError, error, { kind: 'fault', transport: 'http' });
+  return nodeListener(fetch, report, plainFailure);
 }
 
 function bind(http: NodeHttpServer, port: number, host: string): Promise<void> {

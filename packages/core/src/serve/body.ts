@@ -28,8 +28,17 @@ const TOO_LARGE = (limit: number): ReadBody => ({
   message: `The request body is larger than ${limit} bytes.`,
 });
 
-/** Reads at most `limit` bytes as UTF-8; `undefined` when the body is larger (reading stops there). */
+/** What the server's `onError` hears when a parser read a body before the handler could. */
+export const BODY_READ_BEFORE =
+  'The request body was read before the handler: a body parser (express.json(), a Fastify content-type parser, c.req.json()) runs ahead of this route. Mount the route before the parser or keep the parser off it; Gatehouse reads and limits the body itself.';
+
+/**
+ * Reads at most `limit` bytes as UTF-8; `undefined` when the body is larger
+ * (reading stops there). A body something else already read (a framework's
+ * `c.req.json()` ahead of the route) throws a `ConfigurationError` naming the fix.
+ */
 export async function boundedText(request: Request, limit: number): Promise<string | undefined> {
+  if (request.bodyUsed) throw new ConfigurationError(BODY_READ_BEFORE);
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) return undefined;
   if (!request.body) return '';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConfigurationError } from '../errors.js';
 import type { EndpointExchange } from '../http.js';
-import { jsonBodyOf } from './body.js';
+import { BODY_READ_BEFORE, jsonBodyOf, readJsonBody } from './body.js';
 import { internalErrorBody } from './refusal.js';
 import type { Report } from './report.js';
 
@@ -9,8 +10,18 @@ export type NodeListener = (request: IncomingMessage, response: ServerResponse) 
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
+/**
+ * The path and query the client sent. Express strips the mount path of
+ * `app.use('/console', …)` from `req.url` and keeps the whole in `originalUrl`;
+ * a handler with a base path (the console's) needs the whole.
+ */
+function pathOf(req: IncomingMessage): string {
+  const original = (req as { originalUrl?: unknown }).originalUrl;
+  return typeof original === 'string' && original.startsWith('/') ? original : (req.url ?? '/');
+}
+
 function urlOf(req: IncomingMessage): string {
-  const path = req.url ?? '/';
+  const path = pathOf(req);
   try {
     return new URL(path, `http://${first(req.headers.host) ?? 'localhost'}`).href;
   } catch {
@@ -127,7 +138,9 @@ export function nodeExchange(req: IncomingMessage, signal: AbortSignal): Endpoin
   return {
     method: (req.method ?? 'GET').toUpperCase(),
     header: (name) => headerOf(req, name),
-    readBody: async (limit) => jsonBodyOf(await boundedNodeText(req, limit), limit),
+    // once a Request exists its body stream has started pulling from the socket: read through it
+    readBody: async (limit) =>
+      request ? readJsonBody(request, limit) : jsonBodyOf(await boundedNodeText(req, limit), limit),
     signal,
     socketAddress: req.socket?.remoteAddress,
     request: () => (request ??= toStreamingRequest(req, signal)),
@@ -139,6 +152,16 @@ export function writeJson(res: ServerResponse, json: string): void {
   const body = Buffer.from(json);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
   res.end(body);
+}
+
+/**
+ * Whether something read the request's body before the bridge: a parser
+ * mounted ahead of the route. The handler would see an empty body, or none.
+ */
+export function bodyTaken(req: IncomingMessage): boolean {
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (method === 'GET' || method === 'HEAD') return false;
+  return req.readableDidRead || req.readableEnded;
 }
 
 /** Whether a response is one JSON document (never a stream): written whole, in one piece. */
@@ -188,7 +211,10 @@ export async function writeResponse(
 /**
  * Serves a web-standard `fetch` handler through node:http. A handler that
  * throws answers a bare JSON-RPC internal error (500) naming no cause; the
- * error goes to the server's `onError`. A client that disconnects aborts the request's signal.
+ * error goes to the server's `onError`. A body a parser already read is the
+ * same failure, before the handler runs: the handler would see no body, and
+ * the parser's limit instead of its own (a `ConfigurationError` naming the fix
+ * goes to `onError`). A client that disconnects aborts the request's signal.
  * `fetch` also receives the node request (its socket's address, for logs).
  */
 export function nodeListener(
@@ -205,6 +231,7 @@ export function nodeListener(
     });
     let response: Response;
     try {
+      if (bodyTaken(req)) throw new ConfigurationError(BODY_READ_BEFORE);
       response = await fetch(toStreamingRequest(req, abort.signal), req);
     } catch (error) {
       report(error);

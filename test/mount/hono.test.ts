@@ -1,0 +1,62 @@
+/**
+ * The notes product mounted on Hono (examples/hono.ts), served by
+ * `@hono/node-server` on a real port, against `listen` serving the same server.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigurationError } from '@gatehousejs/core';
+import { createHttpHandler } from '@gatehousejs/core/http';
+import { serve } from '@hono/node-server';
+import { describe, expect, it } from 'vitest';
+import { honoApp } from './examples/hono.js';
+import { exchange, parityCases } from './parity.js';
+import { mountedLikeListen } from './suite.js';
+
+describe('honoApp (Hono on @hono/node-server)', () => {
+  const state = mountedLikeListen(async (notes) => {
+    const app = honoApp(notes);
+    // misconfigured on purpose: a middleware reads the JSON body before the handler
+    const parsed = createHttpHandler(notes.server, notes.mcp);
+    app.post(
+      '/parsed/mcp',
+      async (c, next) => {
+        await c.req.json();
+        await next();
+      },
+      (c) => parsed.fetch(c.req.raw),
+    );
+    const http = await new Promise<Server>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
+        resolve(started as Server),
+      );
+    });
+    return {
+      origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+      close: async () => {
+        http.closeAllConnections();
+        await new Promise((resolve) => http.close(resolve));
+      },
+    };
+  });
+
+  it('keeps its own routes on c.req.json()', async () => {
+    const answer = await exchange(new URL('/api/echo', state.origin), {
+      headers: { 'content-type': 'application/json' },
+      body: '{"hello":"world"}',
+    });
+    expect(JSON.parse(answer.text)).toEqual({ received: { hello: 'world' } });
+  });
+
+  it('answers a body c.req.json() read ahead of the handler with a bare 500 and tells onError the fix', async () => {
+    state.errors.length = 0;
+    const url = new URL('/parsed/mcp', state.origin);
+    const sent = parityCases(url, state.token)['a good call'];
+    if (!sent) throw new Error('no good call');
+    const answer = await exchange(url, sent);
+    expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.text)).toMatchObject({ id: null, error: { code: -32603 } });
+    expect(state.errors).toHaveLength(1);
+    expect(ConfigurationError.is(state.errors[0])).toBe(true);
+    expect(state.errors[0]?.message).toMatch(/c\.req\.json\(\)/);
+  });
+});
