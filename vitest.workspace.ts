@@ -138,7 +138,8 @@ export default [
   ...split('testing', './packages/testing'),
   ...split('booking', './examples/booking', [BROWSER_TESTS]),
   browserProject('booking', './examples/booking'),
-  project('docs', './docs', ['**/*.test.ts']),
+  project('docs', './docs', ['**/*.test.ts'], [BROWSER_TESTS]),
+  browserProject('docs', './docs'), // the built site in Chromium, its links
   ...split('repo', '.', [MOUNT_TESTS]),
   isolated(project('mount-frameworks', '.', [MOUNT_TESTS])),
 ];

@@ -13,6 +13,7 @@ export interface CustomerRow {
   readonly revision: number;
 }
 
+// #region customer-presenter
 export const customerPresenter = definePresenter({
   name: 'customer',
   versioned: { revision: 'revision' },
@@ -24,7 +25,9 @@ export const customerPresenter = definePresenter({
     api_key: field.string().oneTime().nullable().from('apiKey'),
   },
 });
+// #endregion customer-presenter
 
+// #region ada-row
 export const adaRow: CustomerRow = {
   id: 'cu_1',
   name: 'Ada Lovelace',
@@ -38,7 +41,9 @@ export const adaRow: CustomerRow = {
 export function showCustomer(row: CustomerRow, now: Date) {
   return customerPresenter.present(row, { now });
 }
+// #endregion ada-row
 
+// #region assert-current
 export function assertCurrent(row: CustomerRow, version: string, now: Date): void {
   if (customerPresenter.versionOf(row) !== version) {
     throw new ToolError({
@@ -49,3 +54,4 @@ export function assertCurrent(row: CustomerRow, version: string, now: Date): voi
     });
   }
 }
+// #endregion assert-current

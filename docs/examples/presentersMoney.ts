@@ -11,6 +11,7 @@ import {
 } from '@gatehousejs/presenters';
 import { z } from 'zod';
 
+// #region add-line-args
 export const addLineArgs = z
   .object({
     invoice_id: z.string(),
@@ -18,7 +19,9 @@ export const addLineArgs = z
     quantity: z.int().min(1),
   })
   .strict();
+// #endregion add-line-args
 
+// #region invoice-totals
 export function invoiceTotals(args: z.output<typeof addLineArgs>) {
   const net = multiplyMoney(args.unit_price, args.quantity);
   const tax = percentOf(net, '19');
@@ -26,7 +29,9 @@ export function invoiceTotals(args: z.output<typeof addLineArgs>) {
   const [firstHalf, secondHalf] = allocateMoney(gross, [1, 1]);
   return { net, tax, gross, installments: [firstHalf, secondHalf] };
 }
+// #endregion invoice-totals
 
+// #region invoice-presenter
 export const invoicePresenter = definePresenter({
   name: 'invoice',
   fields: {
@@ -35,5 +40,8 @@ export const invoicePresenter = definePresenter({
     tax: field.money().nullable(),
   },
 });
+// #endregion invoice-presenter
 
+// #region shown-refund
 export const shownRefund = presentMoney(moneyOf(-1230, 'EUR'), { locale: 'en-GB' });
+// #endregion shown-refund

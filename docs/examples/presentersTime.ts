@@ -9,20 +9,25 @@ import {
 import { Temporal } from 'temporal-polyfill';
 import { z } from 'zod';
 
+// #region reschedule-args
 export const rescheduleArgs = z
   .object({
     booking_id: z.string(),
     starts_at: timeInput(),
   })
   .strict();
+// #endregion reschedule-args
 
+// #region stored-start
 export function storedStart(args: z.output<typeof rescheduleArgs>, workspaceZone: string) {
   const startsAt = withDefaultZone(args.starts_at, workspaceZone);
   return { startsAtMs: startsAt.epochMilliseconds, zone: startsAt.timeZoneId };
 }
+// #endregion stored-start
 
 export const startFromText = parseTime('2026-03-30T09:30[Europe/Berlin]');
 
+// #region booking-presenter
 export const bookingPresenter = definePresenter({
   name: 'booking',
   fields: {
@@ -30,6 +35,7 @@ export const bookingPresenter = definePresenter({
     starts_at: field.instant({ zone: 'Europe/Berlin' }).from('startsAt'),
   },
 });
+// #endregion booking-presenter
 
 export function showBooking(now: Date) {
   return bookingPresenter.present(
@@ -38,6 +44,8 @@ export function showBooking(now: Date) {
   );
 }
 
+// #region show-deadline
 export function showDeadline(deadline: Date, now: Date) {
   return presentInstant(deadline, { now }, { zone: 'America/New_York' });
 }
+// #endregion show-deadline

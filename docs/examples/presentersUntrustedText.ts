@@ -1,5 +1,6 @@
 import { definePresenter, field, untrustedText } from '@gatehousejs/presenters';
 
+// #region ticket-presenter
 export const ticketPresenter = definePresenter({
   name: 'ticket',
   fields: {
@@ -9,11 +10,15 @@ export const ticketPresenter = definePresenter({
     customer_note: field.untrustedText().nullable().from('customerNote'),
   },
 });
+// #endregion ticket-presenter
 
+// #region remote-failure
 export function remoteFailure(status: number, remoteMessage: string) {
   return { status, remote_message: untrustedText(remoteMessage, { maxLength: 300 }) };
 }
+// #endregion remote-failure
 
+// #region ticket
 export const ticket = {
   id: 'tk_1',
   subject: 'Refund\u202E',
@@ -21,3 +26,4 @@ export const ticket = {
   customerNote: null,
   rawMime: 'X-Mailer: …',
 };
+// #endregion ticket

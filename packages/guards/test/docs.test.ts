@@ -28,11 +28,12 @@ const SOURCES = [
   './kindSuites.test.ts',
 ];
 
-/** Lines without their indentation, so an indented excerpt matches its source. */
+/** Lines without their indentation or region markers, so an indented excerpt (or one around a nested quoted region) matches its source. */
 const unindent = (text: string) =>
   text
     .split('\n')
     .map((line) => line.trim())
+    .filter((line) => !/^\/\/ #(end)?region [\w-]+$/.test(line))
     .join('\n')
     .trim();
 const tsBlocks = (markdown: string) =>

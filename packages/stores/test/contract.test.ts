@@ -20,6 +20,7 @@ import {
 } from '../src/index.js';
 import { sqliteFactory, tempDatabase } from './fixtures/tempDatabase.js';
 
+// #region describe-replay-store
 describeReplayStore(
   'SqliteReplayStore',
   sqliteFactory(
@@ -28,6 +29,7 @@ describeReplayStore(
     (store, now) => store.purgeExpired(now),
   ),
 );
+// #endregion describe-replay-store
 describePendingActionStore(
   'SqlitePendingActionStore',
   sqliteFactory('gatehouse_pending_actions', (db) => new SqlitePendingActionStore(db)),

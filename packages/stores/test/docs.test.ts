@@ -10,11 +10,12 @@ const doc = read('../../../docs/stores.md');
 const blocks = (lang: string, page = doc): string[] =>
   [...page.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((m) => m[1] ?? '');
 
-/** Lines without their indentation, so an indented excerpt matches its source. */
+/** Lines without their indentation or region markers, so an indented excerpt (or one around a nested quoted region) matches its source. */
 const unindent = (text: string): string =>
   text
     .split('\n')
     .map((line) => line.trim())
+    .filter((line) => !/^\/\/ #(end)?region [\w-]+$/.test(line))
     .join('\n')
     .trim();
 

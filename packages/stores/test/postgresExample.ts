@@ -2,6 +2,7 @@
 import { createSwitches } from '@gatehousejs/access';
 import { type Authenticate, createGatehouse, jsonSchema, type Presenter } from '@gatehousejs/core';
 import { standardGuards, toolGuards } from '@gatehousejs/guards';
+// #region product-database
 import { createPostgresPool, createPostgresStores, type PostgresStores } from '@gatehousejs/stores/postgres';
 import type { Pool, PoolClient } from 'pg';
 
@@ -24,9 +25,12 @@ export async function openProductDatabase(connectionString: string): Promise<Pro
     customer TEXT NOT NULL,
     slot TEXT NOT NULL
   )`);
+  // #region stores
   const stores = await createPostgresStores(pool);
+  // #endregion stores
   return { pool, stores };
 }
+// #endregion product-database
 
 export interface BookingInput {
   readonly customer: string;
@@ -142,6 +146,7 @@ export function createBookingServer(
   // #endregion server
 }
 
+// #region housekeeping
 /** A readiness probe and a purge timer, as a replica runs them. */
 export function housekeeping({ stores }: ProductDatabase) {
   const timer = setInterval(() => void stores.purgeExpired(Date.now()).catch(() => undefined), 60_000);
@@ -155,3 +160,4 @@ export function housekeeping({ stores }: ProductDatabase) {
     stop: () => clearInterval(timer),
   };
 }
+// #endregion housekeeping

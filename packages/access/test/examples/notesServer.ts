@@ -19,6 +19,7 @@ import { z } from 'zod';
 const RIGHTS = ['notes.read', 'notes.export'] as const;
 type Right = (typeof RIGHTS)[number];
 
+// #region members
 // Your people data, asked on every request: a token never holds more than its creator holds now (I4).
 export const members = new Map<string, Right[]>([['ws_1/ada', ['notes.read', 'notes.export']]]);
 const people: PeopleSource<Right> = {
@@ -27,6 +28,7 @@ const people: PeopleSource<Right> = {
     return rights && { active: true, rights };
   },
 };
+// #endregion members
 
 export const audit = new MemoryAuditStore();
 export const credentials = createCredentials({
@@ -69,8 +71,10 @@ export const server = gh.createServer({
   tools,
   authenticate: credentials.authenticate, // MCP tokens only, rights cut live (I4, I5)
   guards: [
+    // #region live-guards
     tenantGuard(), // one connection, one tenant: from the credential, never from arguments (I3)
     rightsGuard(), // a tool is listed and callable only with the rights it requires, read live (I4)
+    // #endregion live-guards
     // 503 (Retry-After: 300) while the global switch is on; a switched-off tenant sees no tools (I6)
     ...killSwitchGuards({ switches, retryAfterSeconds: 300 }),
     untrustedTextGuard(), // every string that leaves is cleaned (I16)

@@ -76,6 +76,7 @@ type Right = (typeof RIGHTS)[number];
 export function bookingProduct() {
   const rows: Booking[] = [];
   const mails: { to: string; text: string }[] = [];
+  // #region ports-gatehouse
   const gh = createGatehouse({
     rights: RIGHTS,
     ports: {
@@ -90,6 +91,7 @@ export function bookingProduct() {
     }),
     toolGuards, // g.version, g.batchCount and g.duplicate in a tool's guards, typed by the tool
   });
+  // #endregion ports-gatehouse
 
   const versionOf = (b: Booking) => digest({ revision: b.revision, id: b.id, start: b.start }).slice(0, 16);
   const present = (b: Booking) => ({
@@ -196,6 +198,7 @@ export function bookingProduct() {
       presenter: bookingPresenter,
       // #region tool-guards
       guards: (g) => [
+        // #region version-guard
         g.version({
           field: 'version', // a key of the tool's input: a misspelt one does not compile
           readTool: 'find_bookings',
@@ -206,6 +209,7 @@ export function bookingProduct() {
             return { version: object.version, object };
           },
         }),
+        // #endregion version-guard
         notStarted,
         g.define({
           kind: 'call',

@@ -25,6 +25,7 @@ export function bookingWrites({ db, stores }: ProductDatabase) {
     'INSERT INTO bookings (id, customer, slot) VALUES (?, ?, ?)',
   );
 
+  // #region create-booking
   // One transaction: the booking row, its audit row and its replay record.
   const createBooking = db.transaction((ticket: WriteTicket, fence: string, input: BookingInput) => {
     const id = `bk_${input.slot}`;
@@ -49,7 +50,9 @@ export function bookingWrites({ db, stores }: ProductDatabase) {
     }
     return result;
   });
+  // #endregion create-booking
 
+  // #region create-booking-once
   // The write path: claim the fingerprint, write, or replay the first result.
   function createBookingOnce(ticket: WriteTicket, input: BookingInput): JsonObject {
     const begin = stores.replay.beginSync(ticket.replayKey, ticket.argumentsDigest, LEASE_MS, ticket.now);
@@ -66,4 +69,5 @@ export function bookingWrites({ db, stores }: ProductDatabase) {
   // On a handle a Gatehouse server also writes on, take the lock every writer shares.
   return (ticket: WriteTicket, input: BookingInput): Promise<JsonObject> =>
     stores.lock.run(() => createBookingOnce(ticket, input));
+  // #endregion create-booking-once
 }

@@ -78,7 +78,9 @@ export function createBookingServer(product: ProductDatabase, authenticate: Auth
   // #endregion server
 }
 
+// #region book-from-api
 /** A REST handler's write on the same handle: under the shared lock, never inside an MCP transaction. */
 export function bookFromApi(product: ProductDatabase, input: BookingInput): Promise<Booking> {
   return product.stores.lock.run(() => bookingService(product).book(input));
 }
+// #endregion book-from-api

@@ -1,3 +1,4 @@
+// #region product-database
 import {
   createSqliteStores,
   openDatabase,
@@ -22,3 +23,4 @@ export function openProductDatabase(file: string): ProductDatabase {
   const stores = createSqliteStores(db);
   return { db, stores };
 }
+// #endregion product-database

@@ -54,7 +54,9 @@ describe('openClient over an in-process stdio endpoint', () => {
   it('connects one server per credential, reads gate errors as statuses and closes the connection', async () => {
     const closed: string[] = [];
     const seen: string[] = [];
+    // #region endpoint
     const endpoint: HostEndpoint = { transport: 'stdio', connect: (token) => connectGate(token, closed) };
+    // #endregion endpoint
     const target = { endpoint, era: '2025-11-25' as const, listener: (tool: string) => void seen.push(tool) };
     const good = await openClient(target, 'good');
     const none = await openClient(target, undefined);

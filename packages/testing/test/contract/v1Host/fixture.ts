@@ -20,8 +20,10 @@ export function v1NotesFixture(
   return {
     ...base,
     name: `${base.name} on SDK v1 (Streamable HTTP, ${mode})${client ? `, ${client} client` : ''}`,
+    // #region era
     era: '2025-11-25',
     start: () => startNotesHost({}, serveOnV1(mode, errors)),
     ...(client ? { client: sdkClient(client) } : {}),
+    // #endregion era
   };
 }

@@ -9,6 +9,8 @@ import type { V1Mode } from './serveV1.js';
  */
 export function describeV1Runs(mode: V1Mode): void {
   describeContract(v1NotesFixture(mode), { fuzz: { numRuns: 40 } });
+  // #region describe-contract
   describeContract(v1NotesFixture(mode, 'v1'), { coverage: 'smoke', fuzz: { numRuns: 10 } });
+  // #endregion describe-contract
   describeContract(v1NotesFixture(mode, 'v2-legacy'), { coverage: 'smoke', fuzz: { numRuns: 10 } });
 }
