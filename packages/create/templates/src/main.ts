@@ -16,7 +16,10 @@ function portOf(value: string | undefined): number {
 }
 
 const port = portOf(process.env.PORT);
-const database = await openDatabase();
+const database = await openDatabase().catch((error: unknown) => {
+  console.error(`The database did not open: ${error instanceof Error ? error.message : String(error)}`);
+  return process.exit(1);
+});
 let origin = `http://127.0.0.1:${port}`;
 const app = createApp(database, { origin: () => origin });
 const running = await listen(app.server, {

@@ -11,7 +11,7 @@ import { emailRequester } from './emailRequester.js';
 import { type TicketsGatehouse, ticketsGatehouse } from './gatehouse.js';
 import { createTicket, findTickets, getTicket, updateTicket } from './tickets.js';
 
-/** Every tool, one file per effect class: read, write, notify (confirmed by the model), delete (by a person). */
+/** Every tool the server lists, in the order it lists them. */
 export const ticketTools = (gh: TicketsGatehouse) => [
   findTickets(gh),
   getTicket(gh),
