@@ -22,6 +22,7 @@ export const alias = [
   { find: '@gatehousejs/testing/vitest', replacement: src('./packages/testing/src/vitest.ts') },
   { find: '@gatehousejs/testing/fuzz', replacement: src('./packages/testing/src/fuzz.ts') },
   { find: '@gatehousejs/testing', replacement: src('./packages/testing/src/index.ts') },
+  { find: '@gatehousejs/create', replacement: src('./packages/create/src/index.ts') },
 ];
 
 /** Replays fast-check runs from `FC_SEED` (and `FC_PATH`); registered for every project. */
@@ -136,6 +137,7 @@ export default [
   browserProject('console', './packages/console'),
   ...split('oauth', './packages/oauth'),
   ...split('testing', './packages/testing'),
+  ...split('create', './packages/create'),
   ...split('booking', './examples/booking', [BROWSER_TESTS]),
   browserProject('booking', './examples/booking'),
   project('docs', './docs', ['**/*.test.ts'], [BROWSER_TESTS]),

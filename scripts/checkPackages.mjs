@@ -14,6 +14,7 @@ const packages = [
   'packages/console',
   'packages/oauth',
   'packages/testing',
+  'packages/create',
 ];
 let failed = false;
 for (const dir of packages) {

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { publishedOf, workspaceManifests } from './releaseManifests.mjs';
+import { installableOf, workspaceManifests } from './releaseManifests.mjs';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -59,7 +59,7 @@ async function main() {
     report(true, 'the documented line', `${Math.round((Date.now() - started) / 1000)} s`);
     const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8'));
     const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
-    for (const { manifest: pkg } of publishedOf(workspaceManifests(root))) {
+    for (const { manifest: pkg } of installableOf(workspaceManifests(root))) {
       const resolved = lock.packages[`node_modules/${pkg.name}`]?.resolved ?? 'not installed';
       const spec = manifest.dependencies?.[pkg.name] ?? 'not a dependency';
       report(

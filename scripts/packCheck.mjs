@@ -1,10 +1,11 @@
 // Pack-and-install check: what an adopter gets from the registry, proven before publishing.
-// Run after `npm run build`:
+// Run after `npm run build`. The packing is shared with the create check (scripts/packing.mjs):
 //   1. `npm pack` every package into a temporary directory, with the build just made:
 //      `--ignore-scripts` skips each package's `prepack` (a second build of the same
 //      sources; `npm run check:publish` proves that prepack builds a clean package);
 //   2. install the tarballs into a fresh project with the install lines of docs/install.md
-//      (package names replaced by tarball paths, one `npm install`; plus the optional peers
+//      (package names replaced by tarball paths, one `npm install`; plus @gatehousejs/create,
+//      which `npm create` runs, and the optional peers
 //      `pg` of the PostgreSQL entry and `@opentelemetry/api` of the otel entry), the @gatehousejs scope
 //      pointed at a registry that refuses, so nothing of that scope comes from the network;
 //   3. import every entry from ESM and require it from CommonJS (the vitest entry must fail
@@ -19,9 +20,8 @@
 // the versions match, and rebuilt otherwise.
 // Prints one line per check; exits 1 naming every failed check. KEEP=1 keeps the temporary
 // project for inspection.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
-  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -31,12 +31,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
+import {
+  causeOf,
+  firstLine,
+  nativeSqlite,
+  PACKAGES,
+  packAll,
+  REFUSING_REGISTRY,
+  reporter,
+  root,
+  sh,
+} from './packing.mjs';
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..');
-const PACKAGES = ['core', 'guards', 'access', 'presenters', 'stores', 'console', 'oauth', 'testing'];
 const TYPESCRIPT = 'typescript@5.9.3';
 const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
 /**
@@ -46,31 +53,10 @@ const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
  * loads nothing of it: the host passes the module in).
  */
 const OPTIONAL_PEERS = ['pg@^8.11.0', '@types/pg@^8', '@opentelemetry/api@~1.9.0'];
-const REFUSING_REGISTRY = 'http://127.0.0.1:9/';
 const VITEST_REFUSAL = 'Vitest cannot be imported in a CommonJS module using require()';
-const failures = [];
-
-function report(ok, label, detail = '') {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `: ${detail}` : ''}`);
-  if (!ok) failures.push(label);
-  return ok;
-}
-
-/** Runs a command; resolves with its output, rejects with stdout and stderr in the message. */
-async function sh(command, args, options = {}) {
-  try {
-    return await run(command, args, { maxBuffer: 64 * 1024 * 1024, timeout: 240_000, ...options });
-  } catch (error) {
-    const out = `${error.stdout ?? ''}${error.stderr ?? ''}`.trim();
-    throw new Error(`${command} ${args.join(' ')} failed:\n${out || error.message}`);
-  }
-}
-
-const firstLine = (text) =>
-  String(text)
-    .split('\n')
-    .find((l) => l.trim())
-    ?.trim() ?? '';
+const { report, failures } = reporter();
+/** Run by `npm create @gatehousejs`, never installed by the docs: installed here beside them, so its entries load and its README example type-checks. */
+const RUN_BY_NPM_CREATE = ['@gatehousejs/create'];
 
 /** The fenced blocks of one language in a markdown text. */
 function fencedBlocks(markdown, lang) {
@@ -103,34 +89,6 @@ function documentedInstall() {
 
 const nameOf = (spec) => spec.replace(/^(@?[^@]+)@.*$/, '$1');
 
-async function packAll(packDir) {
-  const tarballs = new Map();
-  for (const name of PACKAGES) {
-    const dir = join(root, 'packages', name);
-    if (!existsSync(join(dir, 'dist')))
-      throw new Error(`packages/${name}/dist is missing: run npm run build first.`);
-    const { stdout } = await sh(
-      'npm',
-      ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir],
-      {
-        cwd: dir,
-      },
-    );
-    const [info] = JSON.parse(stdout);
-    const hasReadme = info.files.some((f) => f.path === 'README.md');
-    const scripts = Object.keys(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts ?? {});
-    const installScripts = scripts.filter((s) => /^(pre|post)?install$|^prepare$/.test(s));
-    report(
-      hasReadme && installScripts.length === 0,
-      `pack @gatehousejs/${name}`,
-      `${info.filename}, ${info.files.length} files, ${hasReadme ? 'README.md included' : 'README.md MISSING'}` +
-        (installScripts.length ? `, install scripts: ${installScripts.join(', ')}` : ', no install scripts'),
-    );
-    tarballs.set(`@gatehousejs/${name}`, join(packDir, info.filename));
-  }
-  return tarballs;
-}
-
 async function install(app, tarballs) {
   const pkg = {
     name: 'gatehouse-pack-check',
@@ -144,7 +102,7 @@ async function install(app, tarballs) {
   // with backoff (minutes), it takes the tarball
   writeFileSync(join(app, '.npmrc'), `@gatehousejs:registry=${REFUSING_REGISTRY}\nfetch-retries=0\n`);
   const specs = new Map();
-  for (const spec of [...documentedInstall(), ...EXTRA_DEV, ...OPTIONAL_PEERS]) {
+  for (const spec of [...documentedInstall(), ...RUN_BY_NPM_CREATE, ...EXTRA_DEV, ...OPTIONAL_PEERS]) {
     const name = nameOf(spec);
     specs.set(name, tarballs.get(name) ?? spec);
   }
@@ -171,31 +129,7 @@ async function install(app, tarballs) {
     const resolved = lock.packages[`node_modules/${name}`]?.resolved ?? '';
     report(resolved.startsWith('file:'), `installed ${name}@${manifest.version} from its tarball`, resolved);
   }
-  await nativeSqlite(app);
-}
-
-const OPEN_MEMORY_DB = "new (require('better-sqlite3'))(':memory:').close()";
-
-/** better-sqlite3's native binding: the workspace's build when it loads in this Node, else a rebuild. */
-async function nativeSqlite(app) {
-  const version = (dir) => JSON.parse(readFileSync(join(dir, 'better-sqlite3/package.json'), 'utf8')).version;
-  const ours = join(root, 'node_modules');
-  const binding = 'better-sqlite3/build/Release/better_sqlite3.node';
-  const wanted = version(join(app, 'node_modules'));
-  if (existsSync(join(ours, binding)) && version(ours) === wanted) {
-    mkdirSync(join(app, 'node_modules', dirname(binding)), { recursive: true });
-    copyFileSync(join(ours, binding), join(app, 'node_modules', binding));
-    try {
-      await sh(process.execPath, ['-e', OPEN_MEMORY_DB], { cwd: app });
-      report(true, `better-sqlite3 ${wanted}`, 'native binding reused from the workspace build');
-      return;
-    } catch {
-      // Built for another Node ABI: build it for this one.
-    }
-  }
-  await sh('npm', ['rebuild', 'better-sqlite3'], { cwd: app });
-  await sh(process.execPath, ['-e', OPEN_MEMORY_DB], { cwd: app });
-  report(true, `better-sqlite3 ${wanted}`, 'native binding built for this Node');
+  await nativeSqlite(app, report);
 }
 
 /** `name` and `name/sub` for every key of each installed package's exports map. */
@@ -253,10 +187,6 @@ async function entryLines(app, entry) {
   }
   return lines;
 }
-
-/** The first line of a failed probe that names the error. */
-const causeOf = (error) =>
-  (error.message.split('\n').find((l) => /Error|Cannot|ERR_/.test(l)) ?? firstLine(error.message)).trim();
 
 async function checkEntries(app) {
   const entries = entriesOf(app);
@@ -437,7 +367,7 @@ async function main() {
   mkdirSync(join(temp, 'packs'));
   mkdirSync(app);
   try {
-    const tarballs = await packAll(join(temp, 'packs'));
+    const tarballs = await packAll(join(temp, 'packs'), report);
     await install(app, tarballs);
     await checkEntries(app);
     if (await typecheck(app, writeSources(app))) {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { dependencyOrder } from './publishDryRun.mjs';
-import { publishedOf, workspaceManifests } from './releaseManifests.mjs';
+import { installableOf, workspaceManifests } from './releaseManifests.mjs';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -37,7 +37,7 @@ async function main() {
   }
   mkdirSync(target, { recursive: true });
   const tarballs = [];
-  for (const { dir, manifest } of dependencyOrder(publishedOf(workspaceManifests(root)))) {
+  for (const { dir, manifest } of dependencyOrder(installableOf(workspaceManifests(root)))) {
     try {
       const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', target], {
         cwd: resolve(root, dir),

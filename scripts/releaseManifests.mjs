@@ -40,6 +40,10 @@ export function workspaceManifests(root) {
 /** The workspaces that would be published: every one that is not private. */
 export const publishedOf = (workspaces) => workspaces.filter((w) => w.manifest.private !== true);
 
+/** The published packages a project installs: all but `@gatehousejs/create`, which `npm create` runs. */
+export const installableOf = (workspaces) =>
+  publishedOf(workspaces).filter((w) => w.manifest.name !== `${SCOPE}create`);
+
 /**
  * The version every published package shares; undefined when there is none or they differ
  * (which `manifestProblems` reports).

@@ -36,6 +36,7 @@ const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
   console: ['core', 'access', 'presenters'],
   oauth: ['core', 'access', 'presenters', 'console'],
   testing: ['core', 'presenters', 'guards', 'stores', 'access'],
+  create: [],
 };
 
 /**
@@ -43,6 +44,7 @@ const SIBLINGS: Readonly<Record<string, readonly string[]>> = {
  * and access import core only (so presenters and stores import no guards);
  * console imports core, access and presenters, never guards or stores;
  * oauth imports those and console, never guards or stores (it takes a store);
+ * create imports no sibling (its templates, outside `src`, import the packages);
  * no library imports the example; core's `contract/` and `schema/` import
  * none of its pipeline, transports or stores; the core root entry reaches no
  * `node:` module through its relative imports.

@@ -13,7 +13,7 @@ import {
   refusingRegistryFlags,
   trailingJson,
 } from '../scripts/publishDryRun.mjs';
-import { publishedOf, workspaceManifests } from '../scripts/releaseManifests.mjs';
+import { installableOf, publishedOf, workspaceManifests } from '../scripts/releaseManifests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -141,7 +141,7 @@ describe('dependencyOrder', () => {
   it('puts every published package after the workspace packages it depends on', () => {
     const order = dependencyOrder(publishedOf(workspaceManifests(root)));
     const names = order.map((w) => w.manifest.name ?? '');
-    expect(names).toHaveLength(8);
+    expect(names).toHaveLength(9);
     for (const [position, { manifest: m }] of order.entries()) {
       const siblings = Object.keys({ ...m.dependencies, ...m.peerDependencies }).filter((d) =>
         names.includes(d),
@@ -150,6 +150,14 @@ describe('dependencyOrder', () => {
         expect(names.indexOf(sibling), `${m.name} after ${sibling}`).toBeLessThan(position);
     }
     expect(names[0]).toBe('@gatehousejs/core');
+  });
+
+  it('packs for a project every published package but the create command', () => {
+    const names = (list: { manifest: { name?: string } }[]) => list.map((w) => w.manifest.name);
+    const workspaces = workspaceManifests(root);
+    expect(names(publishedOf(workspaces))).toContain('@gatehousejs/create');
+    expect(names(installableOf(workspaces))).not.toContain('@gatehousejs/create');
+    expect(installableOf(workspaces)).toHaveLength(publishedOf(workspaces).length - 1);
   });
 
   it('refuses a dependency cycle, naming it', () => {

@@ -14,10 +14,15 @@ const INSERT = `INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connect
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11)
   ON CONFLICT DO NOTHING`;
 
+const hasNul = (value: unknown): boolean => typeof value === 'string' && value.includes('\u0000');
+
 /**
  * The statement for one filter shape, so each uses its index (`tenant_id, id`
  * or `connection_id, id`); every value is a parameter. Times compare as
- * `double precision`, so a fractional bound is compared, not refused.
+ * `double precision`, so a fractional bound is compared, not refused. No
+ * stored value holds NUL, which PostgreSQL text cannot take: a filter that
+ * holds one matches nothing, and a `before` cursor that holds one is the part
+ * before it, ids up to it included (as the memory store compares).
  */
 function listStatement(query: AuditQuery): { text: string; values: unknown[] } {
   const where: string[] = [];
@@ -26,6 +31,9 @@ function listStatement(query: AuditQuery): { text: string; values: unknown[] } {
     values.push(value);
     where.push(`${clause} $${values.length}${cast}`);
   };
+  if ([query.tenantId, query.connectionId, query.channel, query.actorId, query.action].some(hasNul)) {
+    return { text: 'SELECT * FROM gatehouse_audit WHERE FALSE LIMIT $1', values: [Math.floor(query.limit)] };
+  }
   if (query.tenantId === null) where.push('tenant_id IS NULL');
   else if (query.tenantId !== undefined) add('tenant_id =', query.tenantId);
   if (query.connectionId !== undefined) add('connection_id =', query.connectionId);
@@ -34,7 +42,11 @@ function listStatement(query: AuditQuery): { text: string; values: unknown[] } {
   if (query.action !== undefined) add('action =', query.action);
   if (query.from !== undefined) add('at >=', query.from, '::double precision');
   if (query.to !== undefined) add('at <', query.to, '::double precision');
-  if (query.before !== undefined) add('id <', query.before);
+  if (query.before !== undefined) {
+    const nul = query.before.indexOf('\u0000');
+    if (nul < 0) add('id <', query.before);
+    else add('id <=', query.before.slice(0, nul));
+  }
   values.push(Math.floor(query.limit));
   const clause = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
   return {

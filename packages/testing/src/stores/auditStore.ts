@@ -28,7 +28,8 @@ const T = 1_700_000_000_000;
  * back exactly as appended, newest first, filtered by tenant (`null`: rows with
  * none), connection, channel, actor, action and `from` (inclusive) / `to`
  * (exclusive) on `at`, all ANDed; the `before` cursor pages through all rows,
- * filtered or not, without gaps or repeats; `limit` is honoured; 500
+ * filtered or not, without gaps or repeats; a filter or cursor holding NUL
+ * is answered, as the memory store compares; `limit` is honoured; 500
  * concurrent appends all land; rows survive a restart.
  *
  * @example
@@ -195,6 +196,17 @@ export function describeAuditStore(name: string, factory: StoreFactory<AuditStor
         .reverse()
         .map(ulid);
       expect(seen).toEqual(expected);
+    });
+
+    it('answers filters and a cursor holding NUL (which a caller can send) without failing', async (ctx) => {
+      const { store } = await openFixture(factory, ctx);
+      for (let i = 1; i <= 4; i++) await store.append(row(ulid(i)));
+      const ids = async (q: AuditQuery) => (await store.list(q)).map((r) => r.id);
+      for (const key of ['tenantId', 'connectionId', 'channel', 'actorId', 'action'] as const)
+        expect(await ids({ [key]: 'c1\u0000', limit: 10 }), key).toEqual([]);
+      // a row id never holds NUL: the ids before `x\0…` are those up to `x`, included
+      expect(await ids({ before: `${ulid(2)}\u0000tail`, limit: 10 })).toEqual([ulid(2), ulid(1)]);
+      expect(await ids({ before: '\u0000', limit: 10 })).toEqual([]);
     });
 
     it('returns at most limit rows, and none for a limit of zero', async (ctx) => {

@@ -1,0 +1,13 @@
+export type { CreateProjectSettings } from './createProject.js';
+export { CONSOLE_FILES, CONSOLE_TOOLS, createProject } from './createProject.js';
+export { UsageError } from './errors.js';
+export type { ParsedArguments } from './internal/args.js';
+export { parseArguments, USAGE } from './internal/args.js';
+export { packageNameProblem } from './internal/names.js';
+export type { Ask } from './internal/prompt.js';
+export type { ResolveContext } from './internal/resolve.js';
+export { directoryProblem, resolveOptions } from './internal/resolve.js';
+export type { CommandIO } from './main.js';
+export { main } from './main.js';
+export type { ProjectOptions, Store } from './options.js';
+export { DEFAULTS, STORES } from './options.js';
