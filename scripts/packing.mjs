@@ -70,7 +70,11 @@ export async function packAll(packDir, report, packages = PACKAGES) {
     const dir = join(root, 'packages', name);
     if (!existsSync(join(dir, 'dist')))
       throw new Error(`packages/${name}/dist is missing: run npm run build first.`);
-    const { stdout } = await sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], { cwd: dir });
+    const { stdout } = await sh(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir],
+      { cwd: dir },
+    );
     const [info] = JSON.parse(stdout);
     const hasReadme = info.files.some((f) => f.path === 'README.md');
     const scripts = Object.keys(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts ?? {});

@@ -26,6 +26,8 @@ export declare const PREPACK: string;
 export declare function workspaceManifests(root: string): Workspace[];
 /** The workspaces that would be published (not private). */
 export declare function publishedOf(workspaces: readonly Workspace[]): Workspace[];
+/** The published packages a project installs: all but `@gatehousejs/create`, which `npm create` runs. */
+export declare function installableOf(workspaces: readonly Workspace[]): Workspace[];
 /** The version the published packages share, or undefined. */
 export declare function workspaceVersion(workspaces: readonly Workspace[]): string | undefined;
 /** Every problem of the manifests, as sentences naming package, field and range. */
