@@ -139,6 +139,9 @@ export function resultShapeFindings(
   const structured = result.structuredContent;
   if (!isPlainObject(structured)) findings.push('the result carries no structuredContent object');
   if (text === undefined) return [...findings, 'the result has no text content'];
+  if (text.trim() === '' && structured !== undefined) {
+    return [...findings, 'the result has no text: its structuredContent has no text copy'];
+  }
   if (result.isError === true) {
     if (!sameJson(lastJsonLine(text), structured)) {
       findings.push('the JSON line that ends the error text differs from structuredContent');
@@ -169,7 +172,7 @@ const LEAKS: readonly (readonly [RegExp, string])[] = [
     'a file path',
   ],
   [
-    /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|jdbc:[a-z]+):\/\/\S+/i,
+    /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|jdbc:[a-z]+):\/\/[^\s'"<>()]+/i,
     'a connection string',
   ],
   [/\b(?:Server|Data Source|Host)=[^;\s]+;[^\n]*(?:Password|Pwd)=/i, 'a connection string'],

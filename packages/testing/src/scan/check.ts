@@ -1,4 +1,5 @@
 import type { ScanContext } from './context.js';
+import { maskSecrets } from './exchange.js';
 import type { Evidence, ScanOutcome, ScanTool, Verdict } from './types.js';
 
 /** One check of `gatehouse scan`: what it sends, what it observes, the invariant it shows. */
@@ -44,15 +45,15 @@ export function verdictOf(judged: Judged): Verdict {
 /** Defines a scan check. */
 export function defineScanCheck(spec: ScanCheckSpec): ScanCheck {
   const invariant = spec.id.split('.')[0] ?? spec.id;
-  const outcome = (judged: Judged): ScanOutcome => ({
+  const outcome = (judged: Judged, secrets: readonly string[]): ScanOutcome => ({
     check: spec.id,
     invariant,
     title: spec.title,
     ...(judged.tool === undefined ? {} : { tool: judged.tool }),
     ...(judged.era === undefined ? {} : { era: judged.era }),
     verdict: verdictOf(judged),
-    ...(judged.reason === undefined ? {} : { reason: judged.reason }),
-    findings: judged.findings ?? [],
+    ...(judged.reason === undefined ? {} : { reason: maskSecrets(judged.reason, secrets) }),
+    findings: (judged.findings ?? []).map((finding) => maskSecrets(finding, secrets)),
     evidence: (judged.evidence ?? []).slice(0, 4),
   });
   return Object.freeze({
@@ -62,10 +63,10 @@ export function defineScanCheck(spec: ScanCheckSpec): ScanCheck {
     does: spec.does,
     async run(ctx: ScanContext) {
       try {
-        return (await spec.run(ctx)).map(outcome);
+        return (await spec.run(ctx)).map((judged) => outcome(judged, ctx.secrets));
       } catch (error) {
         const reason = `the check could not complete: ${error instanceof Error ? error.message : String(error)}`;
-        return [outcome({ verdict: 'undetermined', reason })];
+        return [outcome({ verdict: 'undetermined', reason }, ctx.secrets)];
       }
     },
   });

@@ -35,14 +35,30 @@ export function firstLines(text: string, lines = 3): string {
   return shown.join('\n');
 }
 
+/** `text` with control, format (bidi, zero-width) and lone surrogate characters shown as `\u{…}`, newlines and tabs kept. */
+export function printable(text: string): string {
+  return text.replace(
+    /(?![\n\t])[\p{Cc}\p{Cf}\p{Cs}]/gu,
+    (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`,
+  );
+}
+
 /** Replaces every secret in `text` (the credentials given, and what {@link redactSecrets} finds) by a placeholder. */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let masked = text;
   for (const secret of secrets) {
     if (secret.length >= 4) masked = masked.split(secret).join('<credential>');
   }
-  return redactSecrets(masked);
+  return printable(redactSecrets(masked));
 }
+
+/** The `data:` lines of an event stream, the events' ids and names left out. */
+const sseData = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .join('\n');
 
 /** The answer of an exchange in a few lines: status, the headers that matter and the first lines of the body. */
 export function describeAnswer(exchange: Exchange): string {
@@ -52,7 +68,9 @@ export function describeAnswer(exchange: Exchange): string {
     const value = exchange.headers[name];
     if (value !== undefined && name !== 'content-type') head.push(`${name}: ${clipLine(value, 160)}`);
   }
-  const body = exchange.text.trim() === '' ? '(empty body)' : firstLines(exchange.text);
+  const sse = exchange.headers['content-type']?.toLowerCase().startsWith('text/event-stream') === true;
+  const text = sse ? sseData(exchange.text) : exchange.text;
+  const body = text.trim() === '' ? '(empty body)' : firstLines(text);
   return `${head.join('; ')}\n${body}`;
 }
 

@@ -198,12 +198,13 @@ export class ScanSession {
    * Sends `body` as it is (or `rawText`, e.g. malformed JSON) with `headers`
    * (HTTP; take them from {@link ScanSession.prepare}). The handshake runs
    * first in the 2025-11-25 era. Answers the response to the id in the body,
-   * or else the first response that came back.
+   * or else the first response that came back; over stdio it waits at most
+   * `waitMs` (default the session's timeout) for a line that may get no answer.
    */
   async raw(
     request: string,
     body: unknown,
-    options: { readonly rawText?: string; readonly headers?: HeaderLayer } = {},
+    options: { readonly rawText?: string; readonly headers?: HeaderLayer; readonly waitMs?: number } = {},
   ): Promise<Exchange> {
     const described = `${request}${authLabel(this.#auth)}`;
     const started = Date.now();
@@ -216,19 +217,23 @@ export class ScanSession {
         };
         return httpExchange(described, await this.#client.send(body, sent), started);
       }
-      return stdioExchange(described, await this.#stdioRaw(options.rawText ?? JSON.stringify(body)), started);
+      const line = options.rawText ?? JSON.stringify(body);
+      return stdioExchange(described, await this.#stdioRaw(line, options.waitMs), started);
     } catch (error) {
       return failed(described, error, started);
     }
   }
 
-  /** Writes one line and waits for the first response that arrives after it (id matched or null). */
-  async #stdioRaw(line: string): Promise<RawReply> {
+  /** Writes one line and waits (at most `waitMs`) for the first response that arrives after it. */
+  async #stdioRaw(line: string, waitMs: number | undefined): Promise<RawReply> {
     const client = this.#client as RawStdioClient;
     const before = client.messages.length;
     const parsed = parseJsonMessages(line);
     const id = parsed.length === 1 ? (parsed[0]?.id as JsonRpcId | undefined) : undefined;
-    const arrived = client.waitForMessage((m) => client.messages.indexOf(m) >= before && isResponse(m));
+    const arrived = client.waitForMessage(
+      (m) => client.messages.indexOf(m) >= before && isResponse(m),
+      waitMs,
+    );
     await client.send(undefined, { rawLine: line, awaitResponse: false });
     const response = await arrived;
     return replyFor(id, isResponse(response) ? response : undefined);

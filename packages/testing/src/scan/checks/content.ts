@@ -129,10 +129,12 @@ export const errorEnvelopeCheck = defineScanCheck({
       await provokeErrors(ctx, tool);
       return judgeErrors(ctx, tool, (call) => {
         const { result, error } = call.exchange;
-        if (result?.isError === true) return errorEnvelopeFindings(result);
-        if (error !== undefined && error.code === -32602) {
+        // the quoted text makes each finding unique; the evidence shows it
+        if (result?.isError === true)
+          return errorEnvelopeFindings(result).map((f) => f.replace(/: [\s\S]*$/, ''));
+        if (error !== undefined && call.exchange.status === 200) {
           return [
-            'invalid arguments were answered with a JSON-RPC error (-32602), not a tool error the model can read',
+            `a call with arguments it refused was answered with JSON-RPC error ${error.code}, not a tool error (isError: true) the model can read`,
           ];
         }
         return [];

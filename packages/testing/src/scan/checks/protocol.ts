@@ -9,6 +9,8 @@ import type { ScanSession } from '../session.js';
 /** A long marker the scan sends where an answer might repeat it; an answer holding this much of it echoed it. */
 export const ECHO_PROBE = `gh-scan-echo-${'Q'.repeat(4096)}`;
 const ECHO_SEEN = 'Q'.repeat(512);
+/** How long a stdio server may stay silent on a line it cannot read before that counts as no answer. */
+const SILENCE_MS = 1500;
 /** Most characters a refusal of a malformed request may take. */
 export const SHORT_ANSWER = 2048;
 
@@ -30,7 +32,10 @@ function probesFor(ctx: ScanContext, era: McpEra): Probe[] {
       send: (s) => {
         const one = s.prepare('tools/list', {}, { id: 'gh-scan-batch-1' });
         const two = s.prepare('tools/list', {}, { id: 'gh-scan-batch-2' });
-        return s.raw('a batch [tools/list, tools/list]', [one.body, two.body], { headers: one.headers });
+        return s.raw('a batch [tools/list, tools/list]', [one.body, two.body], {
+          headers: one.headers,
+          waitMs: SILENCE_MS,
+        });
       },
     },
     {
@@ -41,6 +46,7 @@ function probesFor(ctx: ScanContext, era: McpEra): Probe[] {
         return s.raw('truncated JSON (a 4 KiB string, no closing braces)', undefined, {
           rawText: text,
           headers,
+          waitMs: SILENCE_MS,
         });
       },
     },
