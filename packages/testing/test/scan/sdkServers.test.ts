@@ -9,104 +9,127 @@ const ORDERS = {
 /** Valid calls too, and a short rate probe: these servers have no rate limit to find. */
 const CALLS = ['--public', '--allow-calls', '--allow-writes', '--rate-probe', '8'];
 
+/** Each case starts a server and sends a few hundred requests: generous under a loaded machine. */
+const SLOW = 90_000;
+
 describe('gatehouse scan against bare SDK servers', () => {
-  it('reports the low-level Server: arguments unchecked, handler errors verbatim, no Host/Origin check, one-step cancel', async () => {
-    await using server = await startServer(process.execPath, [
-      serverScript('sdkServer.mjs'),
-      'low-level',
-      'http',
-    ]);
-    using fixture = fixtureFile(ORDERS);
-    const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
-    expect(code).toBe(1);
-    expect(report?.eras).toEqual(['2026-07-28', '2025-11-25']);
-    const unknown = verdictOf(report, 'I14.unknown-arguments', 'get_order');
-    expect(unknown.verdict).toBe('fail');
-    expect(unknown.findings.join('\n')).toMatch(/does not name the unknown field/);
-    const leaks = verdictOf(report, 'I18.error-leaks', 'get_order');
-    expect(leaks.verdict).toBe('fail');
-    expect(leaks.findings.join('\n')).toMatch(/a connection string: postgres:\/\/orders:\*\*\*@db\.internal/);
-    expect(leaks.findings.join('\n')).toMatch(/SQL/);
-    expect(JSON.stringify(report)).not.toContain('hunter2');
-    for (const era of ['2026-07-28', '2025-11-25']) {
-      const gate = verdictOf(report, 'I5.origin-host', undefined, era);
-      expect(gate.verdict).toBe('fail');
-      expect(gate.findings.join('\n')).toMatch(/Origin https:\/\/evil\.example .* not 403/);
-    }
-    expect(verdictOf(report, 'I9.two-step', 'cancel_order').findings.join('\n')).toMatch(/acted in one call/);
-    expect(verdictOf(report, 'I8.read-only-repeat', 'get_order').verdict).toBe('pass');
-    expect(verdictOf(report, 'I5.authentication', undefined, '2026-07-28').verdict).toBe('not-applicable');
-    expect(verdictOf(report, 'I7.rate-limit', 'cancel_order').verdict).toBe('undetermined');
-  });
+  it(
+    'reports the low-level Server: arguments unchecked, handler errors verbatim, no Host/Origin check, one-step cancel',
+    async () => {
+      await using server = await startServer(process.execPath, [
+        serverScript('sdkServer.mjs'),
+        'low-level',
+        'http',
+      ]);
+      using fixture = fixtureFile(ORDERS);
+      const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
+      expect(code).toBe(1);
+      expect(report?.eras).toEqual(['2026-07-28', '2025-11-25']);
+      const unknown = verdictOf(report, 'I14.unknown-arguments', 'get_order');
+      expect(unknown.verdict).toBe('fail');
+      expect(unknown.findings.join('\n')).toMatch(/does not name the unknown field/);
+      const leaks = verdictOf(report, 'I18.error-leaks', 'get_order');
+      expect(leaks.verdict).toBe('fail');
+      expect(leaks.findings.join('\n')).toMatch(
+        /a connection string: postgres:\/\/orders:\*\*\*@db\.internal/,
+      );
+      expect(leaks.findings.join('\n')).toMatch(/SQL/);
+      expect(JSON.stringify(report)).not.toContain('hunter2');
+      for (const era of ['2026-07-28', '2025-11-25']) {
+        const gate = verdictOf(report, 'I5.origin-host', undefined, era);
+        expect(gate.verdict).toBe('fail');
+        expect(gate.findings.join('\n')).toMatch(/Origin https:\/\/evil\.example .* not 403/);
+      }
+      expect(verdictOf(report, 'I9.two-step', 'cancel_order').findings.join('\n')).toMatch(
+        /acted in one call/,
+      );
+      expect(verdictOf(report, 'I8.read-only-repeat', 'get_order').verdict).toBe('pass');
+      expect(verdictOf(report, 'I5.authentication', undefined, '2026-07-28').verdict).toBe('not-applicable');
+      expect(verdictOf(report, 'I7.rate-limit', 'cancel_order').verdict).toBe('undetermined');
+    },
+    SLOW,
+  );
 
-  it('reports McpServer with zod: unknown keys stripped, errors verbatim, structuredContent without a text copy', async () => {
-    await using server = await startServer(process.execPath, [
-      serverScript('sdkServer.mjs'),
-      'mcp-server',
-      'http',
-    ]);
-    using fixture = fixtureFile(ORDERS);
-    const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
-    expect(code).toBe(1);
-    const unknown = verdictOf(report, 'I14.unknown-arguments', 'get_order');
-    expect(unknown.findings).toContain('unknown fields look stripped or ignored instead of refused');
-    // zod's refusal names the missing order_id, never the extra field it dropped
-    expect(unknown.evidence[0]?.answer).toMatch(/order_id/);
-    expect(unknown.evidence[0]?.answer).not.toMatch(/gh_unknown_field/);
-    expect(verdictOf(report, 'I18.error-leaks', 'get_order').findings.join('\n')).toMatch(
-      /connection string/,
-    );
-    expect(verdictOf(report, 'I19.result-shape', 'get_order').findings.join('\n')).toMatch(
-      /structuredContent has no text copy/,
-    );
-    expect(verdictOf(report, 'I19.output-schema', 'get_order').verdict).toBe('pass');
-    expect(verdictOf(report, 'I5.origin-host', undefined, '2026-07-28').verdict).toBe('fail');
-  });
+  it(
+    'reports McpServer with zod: unknown keys stripped, errors verbatim, structuredContent without a text copy',
+    async () => {
+      await using server = await startServer(process.execPath, [
+        serverScript('sdkServer.mjs'),
+        'mcp-server',
+        'http',
+      ]);
+      using fixture = fixtureFile(ORDERS);
+      const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
+      expect(code).toBe(1);
+      const unknown = verdictOf(report, 'I14.unknown-arguments', 'get_order');
+      expect(unknown.findings).toContain('unknown fields look stripped or ignored instead of refused');
+      // zod's refusal names the missing order_id, never the extra field it dropped
+      expect(unknown.evidence[0]?.answer).toMatch(/order_id/);
+      expect(unknown.evidence[0]?.answer).not.toMatch(/gh_unknown_field/);
+      expect(verdictOf(report, 'I18.error-leaks', 'get_order').findings.join('\n')).toMatch(
+        /connection string/,
+      );
+      expect(verdictOf(report, 'I19.result-shape', 'get_order').findings.join('\n')).toMatch(
+        /structuredContent has no text copy/,
+      );
+      expect(verdictOf(report, 'I19.output-schema', 'get_order').verdict).toBe('pass');
+      expect(verdictOf(report, 'I5.origin-host', undefined, '2026-07-28').verdict).toBe('fail');
+    },
+    SLOW,
+  );
 
-  it('reports FastMCP from npm: unknown keys stripped, errors verbatim, no Host/Origin check', async () => {
-    await using server = await startServer(process.execPath, [
-      serverScript('fastmcpServer.mjs'),
-      String(await freePort()),
-    ]);
-    using fixture = fixtureFile(ORDERS);
-    const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
-    expect(code).toBe(1);
-    expect(report?.eras).toEqual(['2025-11-25']);
-    expect(verdictOf(report, 'I14.unknown-arguments', 'cancel_order').findings).toContain(
-      'unknown fields look stripped or ignored instead of refused',
-    );
-    const leaks = verdictOf(report, 'I18.error-leaks', 'get_order');
-    expect(leaks.findings.join('\n')).toMatch(/connection string/);
-    expect(leaks.evidence.map((e) => e.answer).join('\n')).toMatch(/execution failed: query failed/);
-    expect(verdictOf(report, 'I5.origin-host', undefined, '2025-11-25').verdict).toBe('fail');
-    expect(verdictOf(report, 'I9.two-step', 'cancel_order').verdict).toBe('fail');
-  });
+  it(
+    'reports FastMCP from npm: unknown keys stripped, errors verbatim, no Host/Origin check',
+    async () => {
+      await using server = await startServer(process.execPath, [
+        serverScript('fastmcpServer.mjs'),
+        String(await freePort()),
+      ]);
+      using fixture = fixtureFile(ORDERS);
+      const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
+      expect(code).toBe(1);
+      expect(report?.eras).toEqual(['2025-11-25']);
+      expect(verdictOf(report, 'I14.unknown-arguments', 'cancel_order').findings).toContain(
+        'unknown fields look stripped or ignored instead of refused',
+      );
+      const leaks = verdictOf(report, 'I18.error-leaks', 'get_order');
+      expect(leaks.findings.join('\n')).toMatch(/connection string/);
+      expect(leaks.evidence.map((e) => e.answer).join('\n')).toMatch(/execution failed: query failed/);
+      expect(verdictOf(report, 'I5.origin-host', undefined, '2025-11-25').verdict).toBe('fail');
+      expect(verdictOf(report, 'I9.two-step', 'cancel_order').verdict).toBe('fail');
+    },
+    SLOW,
+  );
 });
 
 describe('gatehouse scan over stdio', () => {
-  it('scans a stdio server: the HTTP-only checks do not apply, the argument and error checks fail as over HTTP', async () => {
-    using fixture = fixtureFile(ORDERS);
-    const stdio = `"${process.execPath}" "${serverScript('sdkServer.mjs')}" low-level stdio`;
-    const { code, report } = await scanJson([
-      '--stdio',
-      stdio,
-      '--allow-calls',
-      '--fixture',
-      fixture.path,
-      '--rate-probe',
-      '4',
-    ]);
-    expect(code).toBe(1);
-    expect(report?.transport).toBe('stdio');
-    expect(report?.eras).toEqual(['2026-07-28', '2025-11-25']);
-    expect(report?.tools).toEqual(['get_order', 'cancel_order']);
-    expect(verdictOf(report, 'I5.authentication').reason).toMatch(/stdio carries no credential/);
-    expect(verdictOf(report, 'I5.origin-host').verdict).toBe('not-applicable');
-    expect(verdictOf(report, 'I14.unknown-arguments', 'get_order').verdict).toBe('fail');
-    expect(verdictOf(report, 'I18.error-leaks', 'get_order').findings.join('\n')).toMatch(/SQL/);
-    expect(verdictOf(report, 'I8.read-only-repeat', 'get_order').verdict).toBe('pass');
-    // without --allow-writes the cancel is never sent
-    expect(verdictOf(report, 'I9.two-step', 'cancel_order').reason).toMatch(/needs --allow-writes/);
-    expect(verdictOf(report, 'I14.limits', 'get_order').verdict).not.toBe('undetermined');
-  });
+  it(
+    'scans a stdio server: the HTTP-only checks do not apply, the argument and error checks fail as over HTTP',
+    async () => {
+      using fixture = fixtureFile(ORDERS);
+      const stdio = `"${process.execPath}" "${serverScript('sdkServer.mjs')}" low-level stdio`;
+      const { code, report } = await scanJson([
+        '--stdio',
+        stdio,
+        '--allow-calls',
+        '--fixture',
+        fixture.path,
+        '--rate-probe',
+        '4',
+      ]);
+      expect(code).toBe(1);
+      expect(report?.transport).toBe('stdio');
+      expect(report?.eras).toEqual(['2026-07-28', '2025-11-25']);
+      expect(report?.tools).toEqual(['get_order', 'cancel_order']);
+      expect(verdictOf(report, 'I5.authentication').reason).toMatch(/stdio carries no credential/);
+      expect(verdictOf(report, 'I5.origin-host').verdict).toBe('not-applicable');
+      expect(verdictOf(report, 'I14.unknown-arguments', 'get_order').verdict).toBe('fail');
+      expect(verdictOf(report, 'I18.error-leaks', 'get_order').findings.join('\n')).toMatch(/SQL/);
+      expect(verdictOf(report, 'I8.read-only-repeat', 'get_order').verdict).toBe('pass');
+      // without --allow-writes the cancel is never sent
+      expect(verdictOf(report, 'I9.two-step', 'cancel_order').reason).toMatch(/needs --allow-writes/);
+      expect(verdictOf(report, 'I14.limits', 'get_order').verdict).not.toBe('undetermined');
+    },
+    SLOW,
+  );
 });

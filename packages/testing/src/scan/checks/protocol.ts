@@ -10,7 +10,7 @@ import type { ScanSession } from '../session.js';
 export const ECHO_PROBE = `gh-scan-echo-${'Q'.repeat(4096)}`;
 const ECHO_SEEN = 'Q'.repeat(512);
 /** How long a stdio server may stay silent on a line it cannot read before that counts as no answer. */
-const SILENCE_MS = 1500;
+const SILENCE_MS = 1000;
 /** Most characters a refusal of a malformed request may take. */
 export const SHORT_ANSWER = 2048;
 
