@@ -1,5 +1,8 @@
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../../../scripts/bookingUnderTest.mjs';
+import { listen } from '../fixtures/httpServer.js';
 import { fixtureFile, scanJson, serverScript, startServer, verdictOf } from './scanCli.js';
 
 const ORDERS = {
@@ -129,6 +132,69 @@ describe('gatehouse scan over stdio', () => {
       // without --allow-writes the cancel is never sent
       expect(verdictOf(report, 'I9.two-step', 'cancel_order').reason).toMatch(/needs --allow-writes/);
       expect(verdictOf(report, 'I14.limits', 'get_order').verdict).not.toBe('undetermined');
+    },
+    SLOW,
+  );
+});
+
+/** A server whose 401 names its resource metadata and whose destructive tool answers with an approval URL, both on itself. */
+function urlHandingServer(base: () => string) {
+  const server = new Server({ name: 'url-handing', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler('tools/list', async () => ({
+    tools: [
+      {
+        name: 'purge_orders',
+        description: 'Deletes the orders of a scope once a person approves.',
+        inputSchema: {
+          type: 'object',
+          properties: { scope: { type: 'string' } },
+          required: ['scope'],
+          additionalProperties: false,
+        },
+        annotations: { destructiveHint: true },
+      },
+    ],
+  }));
+  server.setRequestHandler('tools/call', async () => {
+    const pending = { status: 'approval_pending', approval_url: `${base()}/approve/1` };
+    return { content: [{ type: 'text', text: JSON.stringify(pending) }], structuredContent: pending };
+  });
+  return server;
+}
+
+describe('gatehouse scan and the URLs a server hands out', () => {
+  it(
+    'never requests the resource metadata or an approval URL the server returns',
+    async () => {
+      const paths: string[] = [];
+      let origin = '';
+      const handle = toNodeHandler(createMcpHandler(() => urlHandingServer(() => origin)));
+      await using served = await listen((req, res) => {
+        paths.push(req.url ?? '');
+        if (req.url !== '/mcp') {
+          res.writeHead(404).end();
+        } else if (req.headers.authorization !== 'Bearer scan-test-token') {
+          const metadata = `${origin}/.well-known/oauth-protected-resource/mcp`;
+          res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${metadata}"` }).end();
+        } else {
+          void handle(req, res);
+        }
+      });
+      origin = new URL(served.url).origin;
+      using fixture = fixtureFile({ purge_orders: { arguments: { scope: 'test' } } });
+      const flags = [
+        '--token',
+        'scan-test-token',
+        '--allow-calls',
+        '--allow-writes',
+        '--fixture',
+        fixture.path,
+      ];
+      const { report } = await scanJson([served.url, ...flags, '--rate-probe', '4']);
+      expect(verdictOf(report, 'I21.resource-metadata').verdict).toBe('pass');
+      expect(verdictOf(report, 'I9.two-step', 'purge_orders').verdict).toBe('pass');
+      expect(paths.length).toBeGreaterThan(20);
+      expect(paths.filter((path) => path !== '/mcp')).toEqual([]);
     },
     SLOW,
   );
