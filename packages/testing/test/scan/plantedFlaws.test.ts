@@ -63,6 +63,7 @@ async function scanNotes(flaws: Flaws, checks: readonly string[], calls: boolean
   try {
     const token = await host.mint(host.home);
     if (host.endpoint.transport !== 'http') throw new Error('the notes host serves HTTP');
+    // #region scan-from-code
     return await runScan({
       endpoint: {
         transport: 'http',
@@ -77,6 +78,7 @@ async function scanNotes(flaws: Flaws, checks: readonly string[], calls: boolean
       eras: ['2026-07-28'],
       checks: SCAN_CHECKS.filter((check) => checks.includes(check.id)),
     });
+    // #endregion scan-from-code
   } finally {
     await host.close();
   }
