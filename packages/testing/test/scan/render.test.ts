@@ -122,6 +122,17 @@ describe('scan reports', () => {
     ]);
     const rules = run?.tool.driver.rules.map((r) => r.id) ?? [];
     expect(run?.results.every((r) => rules[r.ruleIndex as number] === r.ruleId)).toBe(true);
+    const custom = {
+      check: 'X1.own-check',
+      invariant: 'X1',
+      title: 'a team check',
+      verdict: 'pass' as const,
+      findings: [],
+      evidence: [],
+    };
+    const own = renderSarif({ ...REPORT, outcomes: [custom] }) as typeof log;
+    const ownRules = own.runs[0]?.tool.driver.rules.map((r) => r.id) ?? [];
+    expect(ownRules[own.runs[0]?.results[0]?.ruleIndex as number]).toBe('X1.own-check');
     const inProject = renderSarif({
       ...REPORT,
       sourceRoot: '/repo/app',

@@ -40,12 +40,23 @@ function locationOf(report: ScanReport, outcome: ScanOutcome) {
 
 /**
  * The report as a SARIF 2.1.0 log for code-scanning UIs: one rule per
- * check (its invariant in `properties`), one result per outcome (`kind`
+ * check of {@link SCAN_CHECKS} and per other check the report holds (its invariant in `properties`), one result per outcome (`kind`
  * pass, fail, notApplicable or review; level `error` for failures, else
  * `none`), located at the tool's definition or at the server URL.
  */
 export function renderSarif(report: ScanReport): Record<string, unknown> {
-  const rules = SCAN_CHECKS.map((check) => ({
+  const known = SCAN_CHECKS.map((check) => ({
+    id: check.id,
+    invariant: check.invariant,
+    title: check.title,
+    does: check.does,
+  }));
+  const own = report.outcomes
+    .filter(
+      (o, i, all) => !known.some((k) => k.id === o.check) && all.findIndex((x) => x.check === o.check) === i,
+    )
+    .map((o) => ({ id: o.check, invariant: o.invariant, title: o.title, does: o.title }));
+  const rules = [...known, ...own].map((check) => ({
     id: check.id,
     name: check.title,
     shortDescription: { text: `${check.invariant} ${check.title}` },
