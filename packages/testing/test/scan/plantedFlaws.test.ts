@@ -95,6 +95,35 @@ describe('gatehouse scan against planted flaws', () => {
     }, 60_000);
   }
 
+  it('passes authentication without a credential and leaves the tool checks undetermined', async () => {
+    const host = await startNotesHost();
+    try {
+      if (host.endpoint.transport !== 'http') throw new Error('the notes host serves HTTP');
+      const report = await runScan({
+        endpoint: { transport: 'http', url: new URL(host.endpoint.url), credential: {} },
+        credential: 'none',
+        public: false,
+        allowCalls: false,
+        allowWrites: false,
+        checks: SCAN_CHECKS.filter((check) =>
+          ['I5.authentication', 'I14.unknown-arguments'].includes(check.id),
+        ),
+      });
+      expect(report.eras).toEqual([]);
+      expect(report.outcomes.map((o) => [o.check, o.verdict, o.era ?? o.reason])).toEqual([
+        ['I5.authentication', 'pass', '2026-07-28'],
+        ['I5.authentication', 'pass', '2025-11-25'],
+        [
+          'I14.unknown-arguments',
+          'undetermined',
+          'the server requires a credential (HTTP 401); rerun with --token or --header',
+        ],
+      ]);
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
+
   it('passes the same checks against the unbroken host', async () => {
     const report = await scanNotes({}, [...new Set(PLANTED.map((p) => p.check))], true);
     const judged = report.outcomes.filter((o) =>
