@@ -95,7 +95,7 @@ describe('gatehouse scan against planted flaws', () => {
     }, 60_000);
   }
 
-  it('passes authentication without a credential and leaves the tool checks undetermined', async () => {
+  it('passes authentication without a credential, fails on a 401 naming no resource metadata, leaves the tool checks undetermined', async () => {
     const host = await startNotesHost();
     try {
       if (host.endpoint.transport !== 'http') throw new Error('the notes host serves HTTP');
@@ -106,13 +106,14 @@ describe('gatehouse scan against planted flaws', () => {
         allowCalls: false,
         allowWrites: false,
         checks: SCAN_CHECKS.filter((check) =>
-          ['I5.authentication', 'I14.unknown-arguments'].includes(check.id),
+          ['I5.authentication', 'I21.resource-metadata', 'I14.unknown-arguments'].includes(check.id),
         ),
       });
       expect(report.eras).toEqual([]);
       expect(report.outcomes.map((o) => [o.check, o.verdict, o.era ?? o.reason])).toEqual([
         ['I5.authentication', 'pass', '2026-07-28'],
         ['I5.authentication', 'pass', '2025-11-25'],
+        ['I21.resource-metadata', 'fail', undefined],
         [
           'I14.unknown-arguments',
           'undetermined',

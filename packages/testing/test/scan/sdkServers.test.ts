@@ -17,14 +17,14 @@ const SLOW = 90_000;
 
 describe('gatehouse scan against bare SDK servers', () => {
   it(
-    'reports the low-level Server: arguments unchecked, handler errors verbatim, no Host/Origin check, one-step cancel',
+    'reports the low-level Server: arguments unchecked, errors verbatim, no Host/Origin check, one-step cancel, a read-only hint that fails',
     async () => {
       await using server = await startServer(process.execPath, [
         serverScript('sdkServer.mjs'),
         'low-level',
         'http',
       ]);
-      using fixture = fixtureFile(ORDERS);
+      using fixture = fixtureFile({ ...ORDERS, track_order: { arguments: { order_id: 'ord_1' } } });
       const { code, report } = await scanJson([server.url, ...CALLS, '--fixture', fixture.path]);
       expect(code).toBe(1);
       expect(report?.eras).toEqual(['2026-07-28', '2025-11-25']);
@@ -47,8 +47,17 @@ describe('gatehouse scan against bare SDK servers', () => {
         /acted in one call/,
       );
       expect(verdictOf(report, 'I8.read-only-repeat', 'get_order').verdict).toBe('pass');
+      expect(verdictOf(report, 'I8.read-only-repeat', 'track_order').findings).toEqual([
+        'a tool hinted read-only answered a repeated call differently, first at lookups: its first call changed what it reads',
+      ]);
       expect(verdictOf(report, 'I5.authentication', undefined, '2026-07-28').verdict).toBe('not-applicable');
       expect(verdictOf(report, 'I7.rate-limit', 'cancel_order').verdict).toBe('undetermined');
+      // the same server scanned without --public: answering with no credential fails authentication
+      const open = await scanJson([server.url, '--era', '2026-07-28', '--rate-probe', '1']);
+      expect(open.code).toBe(1);
+      expect(verdictOf(open.report, 'I5.authentication', undefined, '2026-07-28').findings).toEqual([
+        'the server answered without any credential (pass --public if that is intended)',
+      ]);
     },
     SLOW,
   );
@@ -123,7 +132,7 @@ describe('gatehouse scan over stdio', () => {
       expect(code).toBe(1);
       expect(report?.transport).toBe('stdio');
       expect(report?.eras).toEqual(['2026-07-28', '2025-11-25']);
-      expect(report?.tools).toEqual(['get_order', 'cancel_order']);
+      expect(report?.tools).toEqual(['get_order', 'cancel_order', 'track_order']);
       expect(verdictOf(report, 'I5.authentication').reason).toMatch(/stdio carries no credential/);
       expect(verdictOf(report, 'I5.origin-host').verdict).toBe('not-applicable');
       expect(verdictOf(report, 'I14.unknown-arguments', 'get_order').verdict).toBe('fail');

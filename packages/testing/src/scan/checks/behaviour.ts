@@ -1,5 +1,6 @@
 import { stableJson } from '../../contract/observe.js';
 import { isPlainObject } from '../../internal/jsonRpc.js';
+import { toolResultText } from '../../toolResult.js';
 import { defineScanCheck, notApplicable, perTool, undetermined } from '../check.js';
 import { describeOutcome, type Exchange, isRateLimited } from '../exchange.js';
 
@@ -7,11 +8,19 @@ import { describeOutcome, type Exchange, isRateLimited } from '../exchange.js';
 const RELATIVE_TIME =
   /\b(?:in )?(?:an?|\d+) (?:second|minute|hour|day|week|month|year)s?(?: ago)?\b|\bjust now\b/gi;
 
-/** What a result says, for comparing two answers: its structured content, else its content; relative times masked. */
-const said = (exchange: Exchange) =>
-  stableJson(
-    exchange.result?.structuredContent ?? exchange.result?.content ?? exchange.error ?? null,
-  ).replace(RELATIVE_TIME, '<relative time>');
+/** What a result says: its structured content, else the JSON its text carries, else its content. */
+function valueOf(exchange: Exchange): unknown {
+  const result = exchange.result;
+  if (result?.structuredContent !== undefined) return result.structuredContent;
+  try {
+    return JSON.parse(toolResultText(result));
+  } catch {
+    return result?.content ?? exchange.error ?? null;
+  }
+}
+
+/** {@link valueOf} as stable JSON with relative times masked, for comparing two answers. */
+const said = (exchange: Exchange) => stableJson(valueOf(exchange)).replace(RELATIVE_TIME, '<relative time>');
 
 /** The first path at which two JSON values differ, for a finding. */
 function firstDifference(a: unknown, b: unknown, path = ''): string {

@@ -24,7 +24,16 @@ export function cancelOrder(id) {
   return `Order ${order.id} cancelled; ${order.total} refunded.`;
 }
 
+let lookups = 0;
+
+/** Tracks an order: reads it and counts the lookup, so two calls never answer the same. */
+export function trackOrder(id) {
+  lookups += 1;
+  return { ...findOrder(id), lookups };
+}
+
 export const DESCRIPTIONS = {
+  track_order: 'Returns the tracking state of an order.',
   get_order: 'Returns one order by its id.',
   cancel_order: 'Cancels an order and refunds the customer.',
 };

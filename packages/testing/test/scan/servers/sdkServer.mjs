@@ -9,7 +9,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
-import { cancelOrder, DESCRIPTIONS, findOrder } from './orders.mjs';
+import { cancelOrder, DESCRIPTIONS, findOrder, trackOrder } from './orders.mjs';
 
 const [kind, transport] = process.argv.slice(2);
 const INFO = { name: `bare-${kind}`, version: '1.0.0' };
@@ -31,6 +31,12 @@ function lowLevel() {
         inputSchema: ORDER_ID,
         annotations: { destructiveHint: true },
       },
+      {
+        name: 'track_order',
+        description: DESCRIPTIONS.track_order,
+        inputSchema: ORDER_ID,
+        annotations: { readOnlyHint: true },
+      },
     ],
   }));
   server.setRequestHandler('tools/call', async (request) => {
@@ -38,6 +44,8 @@ function lowLevel() {
     if (request.params.name === 'get_order')
       return { content: [{ type: 'text', text: JSON.stringify(findOrder(id)) }] };
     if (request.params.name === 'cancel_order') return { content: [{ type: 'text', text: cancelOrder(id) }] };
+    if (request.params.name === 'track_order')
+      return { content: [{ type: 'text', text: JSON.stringify(trackOrder(id)) }] };
     throw new Error(`Unknown tool ${request.params.name}`);
   });
   return server;
