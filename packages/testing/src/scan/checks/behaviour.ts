@@ -9,7 +9,7 @@ const RELATIVE_TIME =
   /\b(?:in )?(?:an?|\d+) (?:second|minute|hour|day|week|month|year)s?(?: ago)?\b|\bjust now\b/gi;
 
 /** What a result says: its structured content, else the JSON its text carries, else its content. */
-function valueOf(exchange: Exchange): unknown {
+function answerValue(exchange: Exchange): unknown {
   const result = exchange.result;
   if (result?.structuredContent !== undefined) return result.structuredContent;
   try {
@@ -19,8 +19,9 @@ function valueOf(exchange: Exchange): unknown {
   }
 }
 
-/** {@link valueOf} as stable JSON with relative times masked, for comparing two answers. */
-const said = (exchange: Exchange) => stableJson(valueOf(exchange)).replace(RELATIVE_TIME, '<relative time>');
+/** {@link answerValue} as stable JSON with relative times masked, for comparing two answers. */
+const said = (exchange: Exchange) =>
+  stableJson(answerValue(exchange)).replace(RELATIVE_TIME, '<relative time>');
 
 /** The first path at which two JSON values differ, for a finding. */
 function firstDifference(a: unknown, b: unknown, path = ''): string {
