@@ -31,7 +31,14 @@ const setupFiles = [src('./test/fastCheckSeed.ts')];
 /** Test files that start other processes (stdio servers, crashed writers, restarts). */
 const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
   stores: ['test/processes.test.ts', 'test/lockWait.test.ts'],
-  testing: ['test/stdioClient.test.ts', 'test/contract/stdio.test.ts', 'test/contract/sdkClients.test.ts'],
+  testing: [
+    'test/stdioClient.test.ts',
+    'test/contract/stdio.test.ts',
+    'test/contract/sdkClients.test.ts',
+    'test/scan/sdkServers.test.ts',
+    'test/scan/booking.test.ts',
+    'test/scan/plantedFlaws.test.ts',
+  ],
   booking: [
     'test/restart.test.ts',
     'test/contractV1StdioProcesses.test.ts',

@@ -103,15 +103,18 @@ async function waitUntilServing(url, child, output) {
  * Starts the booking server and returns its MCP URL, a bearer token,
  * `stop()`, what it printed so far (`output`, its banner included) and
  * `cli(args)`, the booking CLI on the same database. The child is also killed when this process exits, is
- * interrupted, or throws, so no server outlives the check.
+ * interrupted, or throws, so no server outlives the check. `publicUrl: true`
+ * sets `PUBLIC_URL` to the server's own origin, so its 401 challenges name
+ * the OAuth protected-resource metadata.
  */
-export async function startBooking({ label }) {
+export async function startBooking({ label, publicUrl = false }) {
   if (!existsSync(join(DIST, 'main.js')) || !existsSync(join(DIST, 'cli.js'))) {
     throw new Error('examples/booking/dist is missing: run `npm run build` first.');
   }
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-booking-'));
   const port = await freePort();
   const env = { ...process.env, BOOKING_DB: join(dir, 'booking.db'), PORT: String(port) };
+  if (publicUrl) env.PUBLIC_URL = `http://127.0.0.1:${port}`;
   delete env.INIT_CWD;
   delete env.DATABASE_URL; // the fresh SQLite file above, even where DATABASE_URL names a server
   let token;

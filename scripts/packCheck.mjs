@@ -325,9 +325,41 @@ async function runFirstServer(app) {
     writeFileSync(join(app, 'client.mjs'), CLIENT);
     const { stdout } = await sh(process.execPath, ['client.mjs', url, token], { cwd: app });
     checkReplies(JSON.parse(stdout));
+    await scanFirstServer(app, url, token);
   } finally {
     child.kill();
   }
+}
+
+/**
+ * Runs the installed package's one bin the way its docs say, `npx
+ * @gatehousejs/testing scan`, against the first server: it must print a JSON
+ * report (exit 0, or 1 for a failed check) that names the server's tools and
+ * never the token.
+ */
+async function scanFirstServer(app, url, token) {
+  const args = ['--no-install', '@gatehousejs/testing', 'scan', url, '--token', token];
+  args.push('--era', '2026-07-28', '--rate-probe', '4', '--format', 'json');
+  let out = '';
+  let code = 0;
+  try {
+    out = (await run('npx', args, { cwd: app, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 })).stdout;
+  } catch (error) {
+    out = error.stdout ?? '';
+    code = typeof error.code === 'number' ? error.code : -1;
+  }
+  let scanned;
+  try {
+    scanned = JSON.parse(out);
+  } catch {
+    scanned = undefined;
+  }
+  const tools = scanned?.tools ?? [];
+  report(
+    (code === 0 || code === 1) && tools.includes('find_notes') && !out.includes(token),
+    'npx @gatehousejs/testing scan runs the installed bin',
+    `exit ${code}, ${scanned?.outcomes?.length ?? 0} outcomes, no token printed`,
+  );
 }
 
 const CLIENT = `import { RawHttpClient } from '@gatehousejs/testing';

@@ -21,8 +21,16 @@ export type {
   ReplyListener,
 } from './contract/client.js';
 export { openClient, stdioReply } from './contract/client.js';
+export type { DescribedTool } from './contract/descriptionLint.js';
+export { descriptionFindings } from './contract/descriptionLint.js';
 export type { RawToolResult } from './contract/envelope.js';
-export { errorEnvelopeFindings, OutputSchemas, resultShapeFindings } from './contract/envelope.js';
+export {
+  errorEnvelopeFindings,
+  leakFindings,
+  OutputSchemas,
+  redactSecrets,
+  resultShapeFindings,
+} from './contract/envelope.js';
 export type {
   ArgsSource,
   ContractActor,
@@ -51,6 +59,38 @@ export type {
 } from './httpClient.js';
 export { RawHttpClient } from './httpClient.js';
 export { MCP_META_KEYS } from './internal/envelope.js';
+export { SCAN_CHECKS } from './scan/catalog.js';
+export type { Judged, ScanCheck, ScanCheckSpec } from './scan/check.js';
+export { defineScanCheck } from './scan/check.js';
+export type { CliIo } from './scan/cli.js';
+export { runCli } from './scan/cli.js';
+export type { ScanCommand, ScanFormat } from './scan/cliArgs.js';
+export { parseScanArgs, SCAN_USAGE, ScanUsageError, splitCommand } from './scan/cliArgs.js';
+export type { CallRecord, ScanSettings } from './scan/context.js';
+export { ScanContext } from './scan/context.js';
+export type { Discovery } from './scan/discover.js';
+export { ScanUnreachableError } from './scan/discover.js';
+export type { Exchange } from './scan/exchange.js';
+export { parseScanFixture, readScanFixture } from './scan/fixtureFile.js';
+export { renderMarkdown } from './scan/report/markdown.js';
+export { renderScanReport } from './scan/report/render.js';
+export { renderSarif } from './scan/report/sarif.js';
+export { countVerdicts, scanExitCode, summaryByInvariant } from './scan/report/summary.js';
+export { renderText } from './scan/report/text.js';
+export type { RunScanOptions } from './scan/run.js';
+export { runScan } from './scan/run.js';
+export type { ScanEndpoint, SessionAuth } from './scan/session.js';
+export { findToolSources, isGatehouseProject } from './scan/sources.js';
+export type {
+  Evidence,
+  ScanFixture,
+  ScanFixtureTool,
+  ScanOutcome,
+  ScanReport,
+  ScanTool,
+  SourceLocation,
+  Verdict,
+} from './scan/types.js';
 export type {
   ProcessExit,
   RawStdioClientOptions,

@@ -139,6 +139,9 @@ export function resultShapeFindings(
   const structured = result.structuredContent;
   if (!isPlainObject(structured)) findings.push('the result carries no structuredContent object');
   if (text === undefined) return [...findings, 'the result has no text content'];
+  if (text.trim() === '' && structured !== undefined) {
+    return [...findings, 'the result has no text: its structuredContent has no text copy'];
+  }
   if (result.isError === true) {
     if (!sameJson(lastJsonLine(text), structured)) {
       findings.push('the JSON line that ends the error text differs from structuredContent');
@@ -156,4 +159,60 @@ export function resultShapeFindings(
   if (outputSchema === undefined) findings.push(`${tool} advertises no outputSchema`);
   else if (isPlainObject(structured)) findings.push(...schemas.problems(tool, outputSchema, structured));
   return findings;
+}
+
+/** What an error text must never show (I18), each with the words a finding uses. */
+const LEAKS: readonly (readonly [RegExp, string])[] = [
+  [
+    /^\s*at\s+(?:async\s+)?(?:\S+\s+\()?(?:file:\/\/|node:|\/|[A-Za-z]:\\)[^\n]*:\d+(?::\d+)?\)?\s*$/m,
+    'a stack frame',
+  ],
+  [
+    /(?:file:\/\/\/|(?<![\w.:/])\/(?:home|Users|usr|srv|var|opt|app|tmp|root|workspace|build)\/[\w.-]+\/|\b[A-Za-z]:\\[\w.-]+\\)/,
+    'a file path',
+  ],
+  [
+    /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|jdbc:[a-z]+):\/\/[^\s'"<>()]+/i,
+    'a connection string',
+  ],
+  [/\b(?:Server|Data Source|Host)=[^;\s]+;[^\n]*(?:Password|Pwd)=/i, 'a connection string'],
+  [/\b(?:SELECT\b[\s\S]{1,200}?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b/i, 'SQL'],
+  [
+    /\bSQLITE_[A-Z]+\b|\bsyntax error at or near\b|\brelation "[^"]+" does not exist\b|\bER_[A-Z_]{3,}\b|\bduplicate key value violates\b/i,
+    'a database error',
+  ],
+  [
+    /\b(?:TypeError|ReferenceError|RangeError)\b|Cannot read propert(?:y|ies) of (?:undefined|null)|\bis not a function\b|\bis not defined\b|Maximum call stack size exceeded/,
+    "a runtime exception's message",
+  ],
+];
+
+/**
+ * `text` with the passwords of connection strings (`scheme://user:secret@`,
+ * `Password=secret`) and bearer tokens replaced by `***`, so a report that
+ * quotes a leak does not spread the secret further.
+ */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/(:\/\/[^:/@\s]*:)[^@\s]+@/g, '$1***@')
+    .replace(/\b(Password|Pwd)=[^;\s]*/gi, '$1=***')
+    .replace(/\b(Bearer)\s+[\w.~+/=-]{8,}/g, '$1 ***');
+}
+
+/**
+ * What an error text shows that it never may (I18): a stack frame, a file
+ * path, a connection string, SQL or a database error, or a runtime
+ * exception's own message (a handler's thrown error passed on verbatim).
+ * Returns one sentence per kind found, quoting a short excerpt.
+ *
+ * @example
+ * leakFindings('connect ECONNREFUSED postgres://app:pw@db:5432/app'); // ['… a connection string …']
+ */
+export function leakFindings(text: string): string[] {
+  const found = new Map<string, string>();
+  for (const [pattern, kind] of LEAKS) {
+    const match = pattern.exec(text);
+    if (match && !found.has(kind)) found.set(kind, clip(redactSecrets(match[0].trim()), 80));
+  }
+  return [...found].map(([kind, excerpt]) => `the error shows ${kind}: ${excerpt}`);
 }

@@ -29,6 +29,23 @@ export const silentEffectCheck = defineToolCheck({
   },
 });
 
+/**
+ * What is wrong with a refusal of an unknown argument (I14), given the
+ * refusal as text (the structured error, a tool error's text or a JSON-RPC
+ * error): it must name `field` and list every argument the input schema allows.
+ */
+export function unknownArgumentFindings(said: string, inputSchema: unknown, field: string): string[] {
+  const schema = isPlainObject(inputSchema) ? inputSchema : {};
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  const missing = Object.keys(properties).filter(
+    (name) => !said.includes(`"${name}"`) && !said.includes(`'${name}'`),
+  );
+  const findings: string[] = [];
+  if (!said.includes(field)) findings.push('the refusal does not name the unknown field');
+  if (missing.length > 0) findings.push(`the refusal does not list the allowed ${missing.join(', ')}`);
+  return findings;
+}
+
 /** I14: an unknown argument is refused with the allowed list, and nothing is written. */
 export const unknownArgumentsCheck = defineToolCheck({
   id: 'I14.unknown-arguments',
@@ -44,12 +61,7 @@ export const unknownArgumentsCheck = defineToolCheck({
       findings.push(`an extra field was answered with ${describeReply(reply)}, not a tool error`);
     } else {
       const said = JSON.stringify(reply.result.structuredContent ?? toolResultText(reply.result));
-      const properties = isPlainObject(ctx.tool.inputSchema.properties)
-        ? ctx.tool.inputSchema.properties
-        : {};
-      const missing = Object.keys(properties).filter((name) => !said.includes(`"${name}"`));
-      if (!said.includes(UNKNOWN_ARGUMENT)) findings.push('the refusal does not name the unknown field');
-      if (missing.length > 0) findings.push(`the refusal does not list the allowed ${missing.join(', ')}`);
+      findings.push(...unknownArgumentFindings(said, ctx.tool.inputSchema, UNKNOWN_ARGUMENT));
     }
     for (const change of await ctx.since(mark)) findings.push(`${change} by a call with an unknown field`);
     return findings;

@@ -1,16 +1,12 @@
-import { DEFAULT_INSTRUCTION_PATTERNS, type Json } from '@gatehousejs/core';
+import type { Json } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
 import { toolResultText } from '../../toolResult.js';
 import { replaceStrings } from '../args.js';
 import { defineServerCheck, defineToolCheck, needs } from '../check.js';
+import { descriptionFindings, keepsHiddenCharacters } from '../descriptionLint.js';
 import { lastJsonLine } from '../envelope.js';
 
 const marker = (kind: string) => `gh-${kind}-${crypto.randomUUID().slice(0, 8)}`;
-
-/** True when text keeps a control (other than newline and tab), format (bidi, zero-width) or lone surrogate character. */
-export function keepsHiddenCharacters(text: string): boolean {
-  return /\p{Cf}|\p{Cs}/u.test(text) || /\p{Cc}/u.test(text.replace(/[\n\t]/g, ''));
-}
 
 /** Where a canary sits in structured content, and whether that place is an `untrusted_text` wrapper. */
 export function canaryPlaces(
@@ -81,34 +77,16 @@ export const canarySeenCheck = defineServerCheck({
   },
 });
 
-/** I16: tool descriptions describe tools; they never instruct the model. */
+/** I16: tool descriptions describe tools; they never instruct the model, hide characters or steer another tool. */
 export const descriptionCheck = defineServerCheck({
   id: 'I16.descriptions',
   title: 'untrusted text',
-  does: 'lists tool and argument descriptions that hold no instructions to the model',
+  does: 'lists tool and argument descriptions that hold no instructions, hidden characters or other tools',
   async run(ctx) {
-    const findings: string[] = [];
-    for (const tool of ctx.plan.tools) {
-      const texts = [tool.description, ...descriptionsIn(tool.inputSchema)];
-      for (const text of texts) {
-        const pattern = DEFAULT_INSTRUCTION_PATTERNS.find((p) => p.test(text));
-        if (pattern)
-          findings.push(
-            `${tool.name}: a description instructs the model (${pattern}): ${text.slice(0, 120)}`,
-          );
-      }
-    }
-    return findings;
+    const names = ctx.plan.tools.map((t) => t.name);
+    return ctx.plan.tools.flatMap((tool) => descriptionFindings(tool, names));
   },
 });
-
-function descriptionsIn(schema: unknown): string[] {
-  if (Array.isArray(schema)) return schema.flatMap(descriptionsIn);
-  if (!isPlainObject(schema)) return [];
-  return Object.entries(schema).flatMap(([key, value]) =>
-    key === 'description' && typeof value === 'string' ? [value] : descriptionsIn(value),
-  );
-}
 
 /** I17: decoys in every secret column never appear in a result or a log line. */
 export const decoyCheck = defineToolCheck({

@@ -1,8 +1,10 @@
 import type { Json } from '@gatehousejs/core';
 import { isPlainObject } from '../../internal/jsonRpc.js';
+import { toolResultText } from '../../toolResult.js';
 import { defineToolCheck, describeReply, type ToolCheckContext } from '../check.js';
 import {
   errorEnvelopeFindings,
+  leakFindings,
   OutputSchemas,
   outputSchemaFindings,
   resultShapeFindings,
@@ -59,17 +61,32 @@ function judgeAll(entries: readonly LedgerEntry[], judge: (entry: LedgerEntry) =
   return [...counts].map(([finding, n]) => (n > 1 ? `${finding} (${n} results)` : finding));
 }
 
+/** A result's text blocks, or nothing when it has none. */
+function textOfResult(result: LedgerEntry['result']): string {
+  try {
+    return `\n${toolResultText(result)}`;
+  } catch {
+    return '';
+  }
+}
+
 /** I18: every error result starts with `Error:` and ends with a JSON line equal to structuredContent. */
 export const errorEnvelopeCheck = defineToolCheck({
   id: 'I18.error-envelope',
   title: 'errors teach the next call',
-  does: 'answers every error path with "Error:" text ending in the JSON of structuredContent',
+  does: 'answers every error path with "Error:" text ending in the JSON of structuredContent, leaking no stack, path, SQL or connection string',
   async run(ctx) {
     const findings = await provokeErrors(ctx);
     const errors = ctx.ledger
       .entries(ctx.tool.name)
       .filter((e) => e.result.isError === true || isErrorShaped(e));
-    return [...findings, ...judgeAll(errors, (entry) => errorEnvelopeFindings(entry.result))];
+    return [
+      ...findings,
+      ...judgeAll(errors, (entry) => [
+        ...errorEnvelopeFindings(entry.result),
+        ...leakFindings(JSON.stringify(entry.result.structuredContent ?? null) + textOfResult(entry.result)),
+      ]),
+    ];
   },
 });
 

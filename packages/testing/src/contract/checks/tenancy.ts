@@ -22,6 +22,11 @@ export function propertyNames(schema: unknown): string[] {
   );
 }
 
+/** The tenant-like property names (I3) an input schema declares, at any depth (core's names, compared without case, `_` or `-`). */
+export function tenantLikeProperties(schema: unknown): string[] {
+  return propertyNames(schema).filter((name) => TENANT_LIKE.has(squash(name)));
+}
+
 const takesReference = (tool: ContractTool) => propertyNames(tool.inputSchema).some((n) => REFERENCE.test(n));
 
 /** I3: another tenant's ids resolve to `not_found` and change nothing. */
@@ -56,9 +61,9 @@ export const tenantParameterCheck = defineToolCheck({
   title: 'no tenant parameter',
   does: 'declares no tenant-like argument and refuses tenant_id without effect',
   async run(ctx) {
-    const findings = propertyNames(ctx.tool.inputSchema)
-      .filter((name) => TENANT_LIKE.has(squash(name)))
-      .map((name) => `the input schema declares the tenant-like argument "${name}"`);
+    const findings = tenantLikeProperties(ctx.tool.inputSchema).map(
+      (name) => `the input schema declares the tenant-like argument "${name}"`,
+    );
     const client = await ctx.as(ctx.host.home);
     const args = { ...(await ctx.sample(ctx.tool)), tenant_id: ctx.host.other.tenantId };
     const mark = await ctx.mark();
