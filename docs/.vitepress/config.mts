@@ -95,6 +95,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       ...page('contract-suite', 'The contract suite'),
       ...page('contract-checks', 'Contract checks'),
       ...page('surface-lock', 'Surface lock'),
+      ...page('scan', 'Scanning any MCP server'),
       ...page('conformance', 'Conformance'),
       ...page('browser-tests', 'Browser tests'),
     ],

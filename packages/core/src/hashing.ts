@@ -14,10 +14,19 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-/** `node:crypto`'s `createHash` where the runtime has it (Node, Deno, Bun), else undefined. */
+/** What {@link sha256Hex} uses of `node:crypto`'s `createHash`. */
+type CreateHash = (algorithm: 'sha256') => {
+  update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string };
+};
+
+/**
+ * `node:crypto`'s `createHash` where the runtime has it (Node, Deno, Bun),
+ * asked of the runtime (`process.getBuiltinModule`) rather than imported, so
+ * the root entry stays runtime-neutral; else undefined.
+ */
 const createHash = (() => {
   const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const crypto = host?.getBuiltinModule?.('node:crypto') as typeof import('node:crypto') | undefined;
+  const crypto = host?.getBuiltinModule?.('crypto') as { createHash?: CreateHash } | undefined;
   return crypto?.createHash;
 })();
 

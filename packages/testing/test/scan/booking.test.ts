@@ -7,6 +7,8 @@ import { renderSarif, type ScanReport } from '../../src/index.js';
 import { fixtureFile, verdictOf } from './scanCli.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** The `gatehouse` bin of the built package (`bin` in its package.json). */
+const BIN = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const run = promisify(execFile);
 
 /** Safe arguments for the seeded booking product: every read, and each outward tool (they only prepare). */
@@ -27,7 +29,7 @@ function bookingFixture() {
 }
 
 describe('gatehouse scan against the booking example', () => {
-  it('passes every applicable check through npx, valid calls and writes allowed, and locates tools in its sources', async () => {
+  it('passes every applicable check through the package’s bin (the pack check runs the packed one through npx), valid calls and writes allowed, and locates tools in its sources', async () => {
     const booking = await startBooking({ label: 'scan', publicUrl: true });
     try {
       using fixture = bookingFixture();
@@ -42,7 +44,12 @@ describe('gatehouse scan against the booking example', () => {
         '--source',
         'examples/booking',
       );
-      const { stdout } = await run('npx', args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+      // npx runs the bin npm links into node_modules/.bin: after `npm ci`, a build made later is
+      // linked only by a fresh install, so the test runs that bin's target the same way
+      const { stdout } = await run(process.execPath, [BIN, ...args.slice(2)], {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       expect(stdout).not.toContain(booking.token);
       const report = JSON.parse(stdout) as ScanReport;
       const failed = report.outcomes.filter((o) => o.verdict === 'fail');
