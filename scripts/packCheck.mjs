@@ -20,7 +20,7 @@
 // the versions match, and rebuilt otherwise.
 // Prints one line per check; exits 1 naming every failed check. KEEP=1 keeps the temporary
 // project for inspection.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -32,6 +32,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+
 import {
   causeOf,
   firstLine,
@@ -43,6 +45,9 @@ import {
   root,
   sh,
 } from './packing.mjs';
+
+/** Runs a command; rejects with its exit code and output (the scan's exit code is part of its answer). */
+const run = promisify(execFile);
 
 const TYPESCRIPT = 'typescript@5.9.3';
 const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
