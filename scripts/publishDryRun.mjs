@@ -11,7 +11,7 @@
 //      published even if the dry-run flag were lost or credentials were present;
 //   4. each listing must hold every file the package.json points at (exports, main, types,
 //      module) and README.md, CHANGELOG.md and package.json, and nothing outside dist/
-//      besides them (no sources, tests or maps of another folder).
+//      besides them and the folders its `files` names (no sources, tests or maps of another folder).
 // Prints one line per package; exits 1 naming every failure. KEEP=1 keeps the copy.
 import { execFile } from 'node:child_process';
 import {
@@ -123,7 +123,16 @@ export function listingProblems(manifest, files) {
   const missing = [...declaredOutputs(manifest), ...BESIDE_DIST].filter(
     (path) => path !== 'LICENSE' && !listed.has(path),
   );
-  const stray = files.filter((path) => !path.startsWith('dist/') && !BESIDE_DIST.has(path));
+  // folders the manifest ships on purpose besides dist/ (the create command's templates)
+  const shipped = (manifest.files ?? [])
+    .filter((entry) => entry !== 'dist' && !BESIDE_DIST.has(entry) && !/[*.]/.test(entry))
+    .map((entry) => `${entry.replace(/\/$/, '')}/`);
+  const stray = files.filter(
+    (path) =>
+      !path.startsWith('dist/') &&
+      !BESIDE_DIST.has(path) &&
+      !shipped.some((folder) => path.startsWith(folder)),
+  );
   return [
     ...missing.map((path) => `${path} missing`),
     ...stray.map((path) => `${path} would ship outside dist/`),

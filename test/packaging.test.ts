@@ -113,6 +113,15 @@ describe('listingProblems', () => {
       'src/index.ts would ship outside dist/',
     ]);
   });
+
+  it('lets a folder the manifest names in files ship beside dist/, and nothing else', () => {
+    const withTemplates = { ...manifest, files: ['dist', 'templates', 'CHANGELOG.md'] };
+    expect(listingProblems(withTemplates, [...complete, 'templates/src/app.ts'])).toEqual([]);
+    expect(listingProblems(withTemplates, [...complete, 'templatesX/app.ts', 'src/a.ts'])).toEqual([
+      'templatesX/app.ts would ship outside dist/',
+      'src/a.ts would ship outside dist/',
+    ]);
+  });
 });
 
 describe('trailingJson', () => {
