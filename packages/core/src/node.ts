@@ -5,8 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { ConfigurationError } from './errors.js';
-import { type HttpOptions, mcpEndpoint } from './http.js';
-import { BODY_READ_BEFORE } from './serve/body.js';
+import type { HttpOptions } from './http.js';
 import {
   checkShutdown,
   createDrain,
@@ -15,21 +14,14 @@ import {
   type ShutdownOptions,
   type ShutdownReport,
 } from './serve/drain.js';
+import { mcpEndpoint } from './serve/endpoint.js';
 import { HEALTH_PATHS, type HealthOptions, healthEndpoints } from './serve/health.js';
-import {
-  bodyTaken,
-  type NodeListener,
-  nodeExchange,
-  nodeListener,
-  writeJson,
-  writeResponse,
-} from './serve/nodeBridge.js';
+import { type NodeListener, nodeExchange, nodeListener, serveNode } from './serve/nodeBridge.js';
 import {
   METADATA_HEADERS,
   type ProtectedResourceMetadata,
   protectedResourceMetadata,
 } from './serve/oauthMetadata.js';
-import { internalErrorBody } from './serve/refusal.js';
 import { type OnError, type Report, reporter, reportTo } from './serve/report.js';
 import { outageOf } from './serve/unavailable.js';
 import type { GatehouseServer } from './server.js';
@@ -64,27 +56,7 @@ export function createNodeListener<TRight extends string>(
   options: HttpOptions = {},
 ): NodeListener {
   const endpoint = mcpEndpoint(server, options);
-  const report = reporter(server, 'http');
-  return async function serveMcp(req, res) {
-    let finished = false;
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!finished) abort.abort();
-    });
-    // a parser ahead of the route read the body: nothing runs, the fix goes to onError
-    const answer = bodyTaken(req)
-      ? bodyTakenAnswer(report)
-      : await endpoint.serve(nodeExchange(req, abort.signal));
-    if (answer instanceof Response) await writeResponse(res, answer, abort.signal);
-    else writeJson(res, answer.json);
-    finished = true;
-  };
-}
-
-/** The bare 500 a request gets when a body parser ran ahead of the route; the fix goes to `onError`. */
-function bodyTakenAnswer(report: Report): Response {
-  report(new ConfigurationError(BODY_READ_BEFORE));
-  return new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } });
+  return serveNode((req, signal) => endpoint.serve(nodeExchange(req, signal)), reporter(server, 'http'));
 }
 
 /** Options of {@link listen}. */

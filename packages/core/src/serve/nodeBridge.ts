@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigurationError } from '../errors.js';
-import type { EndpointExchange } from '../http.js';
 import { BODY_READ_BEFORE, jsonBodyOf, readJsonBody } from './body.js';
+import type { EndpointExchange, NativeJson } from './endpoint.js';
 import { internalErrorBody } from './refusal.js';
 import type { Report } from './report.js';
 
@@ -148,7 +148,7 @@ export function nodeExchange(req: IncomingMessage, signal: AbortSignal): Endpoin
 }
 
 /** Writes a JSON document whole, HTTP 200, with its `Content-Length`: the native path's answer. */
-export function writeJson(res: ServerResponse, json: string): void {
+function writeJson(res: ServerResponse, json: string): void {
   const body = Buffer.from(json);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
   res.end(body);
@@ -158,7 +158,7 @@ export function writeJson(res: ServerResponse, json: string): void {
  * Whether something read the request's body before the bridge: a parser
  * mounted ahead of the route. The handler would see an empty body, or none.
  */
-export function bodyTaken(req: IncomingMessage): boolean {
+function bodyTaken(req: IncomingMessage): boolean {
   const method = (req.method ?? 'GET').toUpperCase();
   if (method === 'GET' || method === 'HEAD') return false;
   return req.readableDidRead || req.readableEnded;
@@ -172,11 +172,7 @@ const isJsonDocument = (response: Response) =>
  * Writes a web `Response` to node:http: a JSON document whole, with its
  * `Content-Length`; any other body streamed with backpressure until the client goes.
  */
-export async function writeResponse(
-  res: ServerResponse,
-  response: Response,
-  gone: AbortSignal,
-): Promise<void> {
+async function writeResponse(res: ServerResponse, response: Response, gone: AbortSignal): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of response.headers) headers[name] = value;
   // Headers joins repeated fields with ", ", which would merge cookies; each Set-Cookie stays a line of its own.
@@ -208,36 +204,56 @@ export async function writeResponse(
   res.end();
 }
 
+/** The answer to one node request: a web `Response`, or a JSON document sent with HTTP 200. */
+type NodeAnswer = Response | NativeJson;
+
+/** A bare JSON-RPC internal error (500), naming no cause. */
+const internalError = () =>
+  new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } });
+
 /**
- * Serves a web-standard `fetch` handler through node:http. A handler that
- * throws answers a bare JSON-RPC internal error (500) naming no cause; the
- * error goes to the server's `onError`. A body a parser already read is the
- * same failure, before the handler runs: the handler would see no body, and
- * the parser's limit instead of its own (a `ConfigurationError` naming the fix
- * goes to `onError`). A client that disconnects aborts the request's signal.
- * `fetch` also receives the node request (its socket's address, for logs).
+ * One node:http request answered by `answer`, the frame every listener
+ * shares: a client that disconnects aborts the signal `answer` gets; a body
+ * a parser already read is a failure before `answer` runs (the handler would
+ * see no body, and the parser's limit instead of its own: a
+ * `ConfigurationError` naming the fix goes to `report`), as is an `answer`
+ * that throws; a failure answers `failure()`, naming no cause.
  */
-export function nodeListener(
-  fetch: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
+export function serveNode(
+  answer: (req: IncomingMessage, signal: AbortSignal) => Promise<NodeAnswer>,
   report: Report,
-  failure: () => Response = () =>
-    new Response(internalErrorBody(), { status: 500, headers: { 'content-type': 'application/json' } }),
+  failure: () => Response = internalError,
 ): NodeListener {
-  return async function serveNode(req, res) {
+  return async function served(req, res) {
     let finished = false;
     const abort = new AbortController();
     res.on('close', () => {
       if (!finished) abort.abort();
     });
-    let response: Response;
+    let answered: NodeAnswer;
     try {
       if (bodyTaken(req)) throw new ConfigurationError(BODY_READ_BEFORE);
-      response = await fetch(toStreamingRequest(req, abort.signal), req);
+      answered = await answer(req, abort.signal);
     } catch (error) {
       report(error);
-      response = failure();
+      answered = failure();
     }
-    await writeResponse(res, response, abort.signal);
+    if (answered instanceof Response) await writeResponse(res, answered, abort.signal);
+    else writeJson(res, answered.json);
     finished = true;
   };
+}
+
+/**
+ * Serves a web-standard `fetch` handler through node:http (see
+ * {@link serveNode}): a handler that throws answers a bare JSON-RPC internal
+ * error (500) naming no cause, or `failure()`; the error goes to `report`.
+ * `fetch` also receives the node request (its socket's address, for logs).
+ */
+export function nodeListener(
+  fetch: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
+  report: Report,
+  failure?: () => Response,
+): NodeListener {
+  return serveNode(async (req, signal) => fetch(toStreamingRequest(req, signal), req), report, failure);
 }
