@@ -3,13 +3,11 @@
  * port, against `listen` serving the same server.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConfigurationError } from '@gatehousejs/core';
 import { createNodeListener } from '@gatehousejs/core/node';
 import { describe, expect, it } from 'vitest';
 import { expressApp } from './examples/express.js';
-import { exchange, parityCases } from './parity.js';
-import { mountedLikeListen } from './suite.js';
+import { callBehindParser, echoed, mountedLikeListen, mountedOn } from './suite.js';
 
 describe('expressApp (Express 5)', () => {
   const state = mountedLikeListen(async (notes) => {
@@ -19,29 +17,15 @@ describe('expressApp (Express 5)', () => {
     const http = await new Promise<Server>((resolve) => {
       const started = app.listen(0, '127.0.0.1', () => resolve(started));
     });
-    return {
-      origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-      close: async () => {
-        http.closeAllConnections();
-        await new Promise((resolve) => http.close(resolve));
-      },
-    };
+    return mountedOn(http);
   });
 
   it('keeps its own routes behind express.json()', async () => {
-    const answer = await exchange(new URL('/api/echo', state.origin), {
-      headers: { 'content-type': 'application/json' },
-      body: '{"hello":"world"}',
-    });
-    expect(JSON.parse(answer.text)).toEqual({ received: { hello: 'world' } });
+    expect(await echoed(state)).toEqual({ received: { hello: 'world' } });
   });
 
   it('answers a body express.json() read ahead of the route with a bare 500 and tells onError the fix', async () => {
-    state.errors.length = 0;
-    const url = new URL('/parsed/mcp', state.origin);
-    const sent = parityCases(url, state.token)['a good call'];
-    if (!sent) throw new Error('no good call');
-    const answer = await exchange(url, sent);
+    const answer = await callBehindParser(state);
     expect(answer.status).toBe(500);
     expect(JSON.parse(answer.text)).toEqual({
       jsonrpc: '2.0',

@@ -6,8 +6,7 @@ import { ConfigurationError } from '@gatehousejs/core';
 import { createNodeListener } from '@gatehousejs/core/node';
 import { describe, expect, it } from 'vitest';
 import { fastifyApp } from './examples/fastify.js';
-import { exchange, parityCases } from './parity.js';
-import { mountedLikeListen } from './suite.js';
+import { callBehindParser, echoed, mountedLikeListen } from './suite.js';
 
 describe('fastifyApp (Fastify 5)', () => {
   const state = mountedLikeListen(async (notes) => {
@@ -29,19 +28,11 @@ describe('fastifyApp (Fastify 5)', () => {
   });
 
   it('keeps its own routes on Fastify’s parsers', async () => {
-    const answer = await exchange(new URL('/api/echo', state.origin), {
-      headers: { 'content-type': 'application/json' },
-      body: '{"hello":"world"}',
-    });
-    expect(JSON.parse(answer.text)).toEqual({ received: { hello: 'world' } });
+    expect(await echoed(state)).toEqual({ received: { hello: 'world' } });
   });
 
   it('answers a body Fastify’s parser read ahead of the listener with a bare 500 and tells onError the fix', async () => {
-    state.errors.length = 0;
-    const url = new URL('/parsed/mcp', state.origin);
-    const sent = parityCases(url, state.token)['a good call'];
-    if (!sent) throw new Error('no good call');
-    const answer = await exchange(url, sent);
+    const answer = await callBehindParser(state);
     expect(answer.status).toBe(500);
     expect(JSON.parse(answer.text)).toMatchObject({ id: null, error: { code: -32603 } });
     expect(state.errors).toHaveLength(1);

@@ -3,14 +3,12 @@
  * `@hono/node-server` on a real port, against `listen` serving the same server.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConfigurationError } from '@gatehousejs/core';
 import { createHttpHandler } from '@gatehousejs/core/http';
 import { serve } from '@hono/node-server';
 import { describe, expect, it } from 'vitest';
 import { honoApp } from './examples/hono.js';
-import { exchange, parityCases } from './parity.js';
-import { mountedLikeListen } from './suite.js';
+import { callBehindParser, echoed, mountedLikeListen, mountedOn } from './suite.js';
 
 describe('honoApp (Hono on @hono/node-server)', () => {
   const state = mountedLikeListen(async (notes) => {
@@ -30,29 +28,15 @@ describe('honoApp (Hono on @hono/node-server)', () => {
         resolve(started as Server),
       );
     });
-    return {
-      origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-      close: async () => {
-        http.closeAllConnections();
-        await new Promise((resolve) => http.close(resolve));
-      },
-    };
+    return mountedOn(http);
   });
 
   it('keeps its own routes on c.req.json()', async () => {
-    const answer = await exchange(new URL('/api/echo', state.origin), {
-      headers: { 'content-type': 'application/json' },
-      body: '{"hello":"world"}',
-    });
-    expect(JSON.parse(answer.text)).toEqual({ received: { hello: 'world' } });
+    expect(await echoed(state)).toEqual({ received: { hello: 'world' } });
   });
 
   it('answers a body c.req.json() read ahead of the handler with a bare 500 and tells onError the fix', async () => {
-    state.errors.length = 0;
-    const url = new URL('/parsed/mcp', state.origin);
-    const sent = parityCases(url, state.token)['a good call'];
-    if (!sent) throw new Error('no good call');
-    const answer = await exchange(url, sent);
+    const answer = await callBehindParser(state);
     expect(answer.status).toBe(500);
     expect(JSON.parse(answer.text)).toMatchObject({ id: null, error: { code: -32603 } });
     expect(state.errors).toHaveLength(1);

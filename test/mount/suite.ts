@@ -5,6 +5,8 @@
  * {@link parityCases}, a streamed 2025-11-25 answer, the one MCP path, and
  * the console under `/console`.
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Listening, listen } from '@gatehousejs/core/node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { consoleFlow } from './consoleFlow.js';
@@ -16,6 +18,35 @@ export interface Mounted {
   /** `http://127.0.0.1:<port>`; the MCP endpoint is `/mcp`, the console `/console`. */
   readonly origin: string;
   close(): Promise<void>;
+}
+
+/** A node:http server a framework started, as {@link Mounted}: closing cuts its kept-alive connections. */
+export function mountedOn(http: Server): Mounted {
+  return {
+    origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    close: async () => {
+      http.closeAllConnections(); // the SDK client's and the browser's kept-alive connections
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+/** What the framework's own JSON route at `/api/echo` received of a JSON body, behind its own parser. */
+export async function echoed(state: MountState): Promise<unknown> {
+  const answer = await exchange(new URL('/api/echo', state.origin), {
+    headers: { 'content-type': 'application/json' },
+    body: '{"hello":"world"}',
+  });
+  return JSON.parse(answer.text);
+}
+
+/** A good call sent to `/parsed/mcp`, the MCP route mounted behind the framework's body parser on purpose. */
+export function callBehindParser(state: MountState): Promise<Answer> {
+  state.errors.length = 0;
+  const url = new URL('/parsed/mcp', state.origin);
+  const sent = parityCases(url, state.token)['a good call'];
+  if (!sent) throw new Error('no good call');
+  return exchange(url, sent);
 }
 
 /** What a framework's own tests use besides the shared checks. */
