@@ -51,15 +51,14 @@ export function inspector(app, variant, env) {
 export const kitOf = (app) =>
   import(pathToFileURL(join(app, 'node_modules/@gatehousejs/testing/dist/index.js')).href);
 
+/** A raw 2026-07-28 client of the installed kit, on `url`, sending `token`. */
+export const clientOf = (kit, url) => (token) =>
+  new kit.RawHttpClient({ url, era: '2026-07-28', headers: { authorization: `Bearer ${token}` } });
+
 /** Calls every tool of a started project and checks what each one did. */
 export async function exercise(app, variant, served, inspect, report) {
   const kit = await kitOf(app);
-  const as = (token) =>
-    new kit.RawHttpClient({
-      url: served.url,
-      era: '2026-07-28',
-      headers: { authorization: `Bearer ${token}` },
-    });
+  const as = clientOf(kit, served.url);
   const client = as(served.token);
   const call = async (name, args, id) =>
     (await client.callTool(name, args, id === undefined ? {} : { id })).result?.structuredContent ?? {};

@@ -22,10 +22,10 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import pg from 'pg';
-import { exercise, inspector, kitOf } from './createCalls.mjs';
+import { clientOf, exercise, inspector, kitOf } from './createCalls.mjs';
 import { causeOf, nativeSqlite, packAll, reporter, root, sh } from './packing.mjs';
 
-const { report, failures } = reporter();
+const { report, finish } = reporter('create check');
 const VARIANTS = [
   { store: 'memory', console: false },
   { store: 'sqlite', console: true },
@@ -261,13 +261,7 @@ async function runVariant(temp, registry, variant) {
 async function restarted(app, variant, env, oldToken, title) {
   const served = await start(app, env);
   try {
-    const kit = await kitOf(app);
-    const as = (token) =>
-      new kit.RawHttpClient({
-        url: served.url,
-        era: '2026-07-28',
-        headers: { authorization: `Bearer ${token}` },
-      });
+    const as = clientOf(await kitOf(app), served.url);
     const found = await as(served.token).callTool('find_tickets', { query: title });
     const old = await as(oldToken).callTool('find_tickets', {});
     const tickets = found.result?.structuredContent?.result?.tickets ?? [];
@@ -307,12 +301,7 @@ async function main() {
     if (process.env.KEEP) console.log(`kept ${temp}`);
     else rmSync(temp, { recursive: true, force: true });
   }
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (failures.length) {
-    console.log(`\ncreate check FAILED in ${seconds} s: ${failures.length} check(s): ${failures.join('; ')}`);
-    process.exit(1);
-  }
-  console.log(`\ncreate check passed in ${seconds} s`);
+  finish(started);
 }
 
 await main();

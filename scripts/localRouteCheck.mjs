@@ -11,19 +11,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { reporter, root } from './packing.mjs';
 import { installableOf, workspaceManifests } from './releaseManifests.mjs';
 
 const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..');
 const PLACEHOLDER = '../my-app';
 const NOT_LOADED = new Set(['@gatehousejs/stores']);
-const failures = [];
-
-function report(ok, label, detail = '') {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `: ${detail}` : ''}`);
-  if (!ok) failures.push(label);
-  return ok;
-}
+const { report, finish } = reporter('local route');
 
 /** The line of docs/install.md's sh blocks that runs `npm run pack:local`. */
 export function documentedRoute(markdown) {
@@ -89,12 +83,7 @@ async function main() {
     if (process.env.KEEP) console.log(`kept ${temp}`);
     else rmSync(temp, { recursive: true, force: true });
   }
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (failures.length) {
-    console.log(`\nlocal route FAILED in ${seconds} s: ${failures.join('; ')}`);
-    process.exit(1);
-  }
-  console.log(`\nlocal route passed in ${seconds} s`);
+  finish(started);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();

@@ -59,7 +59,7 @@ const EXTRA_DEV = [TYPESCRIPT, '@types/node@^20'];
  */
 const OPTIONAL_PEERS = ['pg@^8.11.0', '@types/pg@^8', '@opentelemetry/api@~1.9.0'];
 const VITEST_REFUSAL = 'Vitest cannot be imported in a CommonJS module using require()';
-const { report, failures } = reporter();
+const { report, finish } = reporter('pack check');
 /** Run by `npm create @gatehousejs`, never installed by the docs: installed here beside them, so its entries load and its README example type-checks. */
 const RUN_BY_NPM_CREATE = ['@gatehousejs/create'];
 
@@ -417,12 +417,7 @@ async function main() {
     if (process.env.KEEP) console.log(`kept ${temp}`);
     else rmSync(temp, { recursive: true, force: true });
   }
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (failures.length) {
-    console.log(`\npack check FAILED in ${seconds} s: ${failures.length} check(s): ${failures.join('; ')}`);
-    process.exit(1);
-  }
-  console.log(`\npack check passed in ${seconds} s`);
+  finish(started);
 }
 
 await main();

@@ -27,15 +27,27 @@ export const PACKAGES = [
 /** A registry that refuses at once: point the @gatehousejs scope at it, and only tarballs can satisfy it. */
 export const REFUSING_REGISTRY = 'http://127.0.0.1:9/';
 
-/** One line per check (`ok` or `FAIL`), and the labels of the failed ones. */
-export function reporter() {
+/**
+ * One line per check (`ok` or `FAIL`), the labels of the failed ones, and
+ * `finish(started, note)`: the closing line of the check called `name`
+ * (its seconds since `started`, the failures by label), exiting 1 on any.
+ */
+export function reporter(name) {
   const failures = [];
   const report = (ok, label, detail = '') => {
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `: ${detail}` : ''}`);
     if (!ok) failures.push(label);
     return ok;
   };
-  return { report, failures };
+  const finish = (started, note = '') => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    if (failures.length) {
+      console.log(`\n${name} FAILED in ${seconds} s: ${failures.length} check(s): ${failures.join('; ')}`);
+      process.exit(1);
+    }
+    console.log(`\n${name} passed in ${seconds} s${note ? `: ${note}` : ''}`);
+  };
+  return { report, failures, finish };
 }
 
 /** Runs a command; resolves with its output, rejects with stdout and stderr in the message. */

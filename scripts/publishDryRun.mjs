@@ -27,6 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { REFUSING_REGISTRY, reporter, root } from './packing.mjs';
 import { declaredOutputs } from './prepack.mjs';
 import {
   changesetProblems,
@@ -37,19 +38,14 @@ import {
 } from './releaseManifests.mjs';
 
 const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..');
-export const REFUSING_REGISTRY = 'http://127.0.0.1:9/';
+
+export { REFUSING_REGISTRY };
+
 /** Root files a package's prepack and build read (`../../tsup.shared.js`, `../../tsconfig.base.json`). */
 const SHARED_FILES = ['tsup.shared.ts', 'tsconfig.base.json', 'scripts/prepack.mjs'];
 /** Files a tarball may hold outside dist/. */
 const BESIDE_DIST = new Set(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE']);
-const failures = [];
-
-function report(ok, label, detail = '') {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `: ${detail}` : ''}`);
-  if (!ok) failures.push(label);
-  return ok;
-}
+const { report, finish } = reporter('publish dry run');
 
 /** The npm flags that point every registry of a publish at an address that refuses. */
 export const refusingRegistryFlags = () => [
@@ -184,14 +180,7 @@ async function main() {
     if (process.env.KEEP) console.log(`kept ${copy}`);
     else rmSync(copy, { recursive: true, force: true });
   }
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (failures.length) {
-    console.log(
-      `\npublish dry run FAILED in ${seconds} s: ${failures.length} check(s): ${failures.join('; ')}`,
-    );
-    process.exit(1);
-  }
-  console.log(`\npublish dry run passed in ${seconds} s: nothing was published`);
+  finish(started, 'nothing was published');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();
