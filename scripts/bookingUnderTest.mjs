@@ -3,14 +3,15 @@
  * SQLite file in a temporary directory, seeded and given one MCP token minted
  * with the booking CLI, then `examples/booking/dist/main.js` on a free
  * loopback port. Also resolves pinned tools that need Node 22 through npx.
- * Needs `npm run build` first.
+ * Builds what the example needs and is out of date first (scripts/buildCurrent.mjs).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildCurrent } from './buildCurrent.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'examples/booking/dist');
@@ -108,9 +109,7 @@ async function waitUntilServing(url, child, output) {
  * the OAuth protected-resource metadata.
  */
 export async function startBooking({ label, publicUrl = false }) {
-  if (!existsSync(join(DIST, 'main.js')) || !existsSync(join(DIST, 'cli.js'))) {
-    throw new Error('examples/booking/dist is missing: run `npm run build` first.');
-  }
+  buildCurrent(['@gatehousejs/example-booking'], (line) => process.stderr.write(`${line}\n`));
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-booking-'));
   const port = await freePort();
   const env = { ...process.env, BOOKING_DB: join(dir, 'booking.db'), PORT: String(port) };

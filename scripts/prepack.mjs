@@ -3,7 +3,7 @@
 // tarball ships without its build or with a stale one.
 //
 // dist is current when it holds every file the package.json points at (exports, main,
-// module, types) and is newer than every input of the build: `src/**`, `package.json`,
+// module, types, bin) and is newer than every input of the build: `src/**`, `package.json`,
 // `tsup.config.*`, `tsconfig*.json`, and the shared `tsup.shared.ts` and
 // `tsconfig.base.json` at the root. A current dist is not built again: `changeset publish`
 // runs `npm publish` for every package at once, and a rebuild there would delete a
@@ -17,14 +17,14 @@ import { join, resolve } from 'node:path';
 const SHARED_INPUTS = ['tsup.shared.ts', 'tsconfig.base.json'];
 const PACKAGE_INPUTS = /^(package\.json|tsup\.config\.[cm]?[jt]s|tsconfig.*\.json)$/;
 
-/** The files under dist/ a package.json points at: every string of exports, main, module, types. */
+/** The files under dist/ a package.json points at: every string of exports, main, module, types and bin. */
 export function declaredOutputs(manifest) {
   const paths = [];
   const collect = (value) => {
     if (typeof value === 'string') paths.push(value.replace(/^\.\//, ''));
     else if (value && typeof value === 'object') for (const inner of Object.values(value)) collect(inner);
   };
-  collect([manifest.exports, manifest.main, manifest.module, manifest.types]);
+  collect([manifest.exports, manifest.main, manifest.module, manifest.types, manifest.bin]);
   return [...new Set(paths.filter((path) => path.startsWith('dist/')))];
 }
 

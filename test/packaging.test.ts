@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { buildOrderOf } from '../scripts/buildCurrent.mjs';
 import { documentedRoute } from '../scripts/localRouteCheck.mjs';
 import { targetOf } from '../scripts/packLocal.mjs';
 import { declaredOutputs, staleness } from '../scripts/prepack.mjs';
@@ -46,6 +47,20 @@ function packageFolder(outputs: readonly string[]) {
   for (const output of outputs) at(output, 2_000);
   return { folder, dir, at, [Symbol.dispose]: () => rmSync(folder, { recursive: true, force: true }) };
 }
+
+describe('buildOrderOf', () => {
+  it('lists what a package needs, dependencies first, and nothing it does not need', () => {
+    const names = buildOrderOf(['@gatehousejs/example-booking']).map((w) => w.manifest.name);
+    expect(names[0]).toBe('@gatehousejs/core');
+    expect(names.at(-1)).toBe('@gatehousejs/example-booking');
+    expect(names).toContain('@gatehousejs/oauth');
+    expect(names).not.toContain('@gatehousejs/create');
+    expect(names.indexOf('@gatehousejs/console')).toBeGreaterThan(names.indexOf('@gatehousejs/access'));
+    expect(() => buildOrderOf(['@gatehousejs/nothing'])).toThrow(
+      '@gatehousejs/nothing is not a workspace package.',
+    );
+  });
+});
 
 describe('declaredOutputs', () => {
   it('lists every dist file the exports map, main and types point at, once each', () => {

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startBooking } from '../../../../scripts/bookingUnderTest.mjs';
+import { buildCurrent } from '../../../../scripts/buildCurrent.mjs';
 import { renderSarif, type ScanReport } from '../../src/index.js';
 import { fixtureFile, verdictOf } from './scanCli.js';
 
@@ -29,6 +30,9 @@ function bookingFixture() {
 }
 
 describe('gatehouse scan against the booking example', () => {
+  // the bin and the booking server run built: build what is missing or out of date (after `npm run build`, nothing)
+  beforeAll(() => buildCurrent(['@gatehousejs/testing', '@gatehousejs/example-booking'], () => {}), 300_000);
+
   it('passes every applicable check through the package’s bin (the pack check runs the packed one through npx), valid calls and writes allowed, and locates tools in its sources', async () => {
     const booking = await startBooking({ label: 'scan', publicUrl: true });
     try {
