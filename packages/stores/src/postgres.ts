@@ -11,7 +11,7 @@ export { postgresFaultOf } from './postgres/faults.js';
 export { migrateGatehouseSchemaPostgres, POSTGRES_SCHEMA_VERSION } from './postgres/migrations.js';
 export type { PostgresPendingActionStoreOptions } from './postgres/pendingActionStore.js';
 export { PostgresPendingActionStore } from './postgres/pendingActionStore.js';
-export type { PostgresPoolOptions } from './postgres/pool.js';
+export type { GuardPostgresPoolOptions, PostgresPoolOptions } from './postgres/pool.js';
 export { createPostgresPool, guardPostgresPool } from './postgres/pool.js';
 export type { PostgresRateBucketStoreOptions } from './postgres/rateBucketStore.js';
 export { PostgresRateBucketStore } from './postgres/rateBucketStore.js';

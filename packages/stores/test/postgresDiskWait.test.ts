@@ -32,7 +32,11 @@ describe.skipIf(!available)('the PostgreSQL stores’ commits', () => {
     const pool = createPostgresPool({ connectionString: database.url, max: 1 });
     const stores = await createPostgresStores(pool, options);
     const query = vi.spyOn(pool, 'query');
-    const texts = () => query.mock.calls.splice(0).map(([sql]) => String(sql));
+    // a statement is its text or, prepared, a config carrying it
+    const texts = () =>
+      query.mock.calls
+        .splice(0)
+        .map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text?: unknown }).text)));
     const close = async () => {
       query.mockRestore();
       await pool.end();

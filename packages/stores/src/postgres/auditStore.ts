@@ -1,7 +1,7 @@
 import type { AuditQuery, AuditRow, AuditStore } from '@gatehousejs/core';
 import type pg from 'pg';
 import { type AuditColumns, auditRowOf } from '../internal/rows.js';
-import { on } from './sql.js';
+import { on, prepared } from './sql.js';
 
 const NAME = 'PostgresAuditStore';
 
@@ -9,10 +9,11 @@ const NAME = 'PostgresAuditStore';
 const text = (value: string | null): string | null =>
   value === null ? null : value.replaceAll('\u0000', '\uFFFD');
 
-const INSERT = `INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connection_id, client_name, actor_id,
+const INSERT =
+  prepared(`INSERT INTO gatehouse_audit (id, at, channel, tenant_id, connection_id, client_name, actor_id,
     action, outcome, object_ids, note)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11)
-  ON CONFLICT DO NOTHING`;
+  ON CONFLICT DO NOTHING`);
 
 const hasNul = (value: unknown): boolean => typeof value === 'string' && value.includes('\u0000');
 
@@ -77,19 +78,22 @@ export class PostgresAuditStore implements AuditStore {
 
   /** Inside a unit of work (`unit` given) the row joins its transaction; else it commits on its own. */
   async append(row: AuditRow, unit?: unknown): Promise<void> {
-    const inserted = await on(this.#pool, unit, NAME).query(INSERT, [
-      row.id,
-      row.at,
-      row.channel,
-      row.tenantId,
-      row.connectionId,
-      row.clientName,
-      row.actorId,
-      row.action,
-      row.outcome,
-      [...row.objectIds],
-      text(row.note),
-    ]);
+    const inserted = await on(this.#pool, unit, NAME).query({
+      ...INSERT,
+      values: [
+        row.id,
+        row.at,
+        row.channel,
+        row.tenantId,
+        row.connectionId,
+        row.clientName,
+        row.actorId,
+        row.action,
+        row.outcome,
+        [...row.objectIds],
+        text(row.note),
+      ],
+    });
     if (inserted.rowCount !== 1) throw new Error('An audit row with this id already exists.');
   }
 

@@ -7,7 +7,7 @@ import type {
 import { listLimit } from '@gatehousejs/core/internal';
 import type pg from 'pg';
 import { type CredentialColumns, credentialOf } from '../internal/rows.js';
-import { on } from './sql.js';
+import { on, type PreparedStatement, prepared } from './sql.js';
 
 const NAME = 'PostgresCredentialStore';
 
@@ -16,9 +16,14 @@ const INSERT = `INSERT INTO gatehouse_credentials (id, token_hash, tenant_ids, c
   VALUES ($1, $2, $3::text[], $4, $5::text[], $6, $7, $8, $9, $10)
   ON CONFLICT DO NOTHING`;
 
+const COLUMNS =
+  'id, token_hash, tenant_ids, creator_id, rights, client_label, toolset, created_at, expires_at, revoked_at';
+const BY_TOKEN_HASH = prepared(`SELECT ${COLUMNS} FROM gatehouse_credentials WHERE token_hash = $1`);
+const BY_ID = prepared(`SELECT ${COLUMNS} FROM gatehouse_credentials WHERE id = $1`);
+
 /** The listing for one shape (in or outside the tenant, by creator or not); values are parameters. */
 const listSql = (elsewhere: boolean, byCreator: boolean): string =>
-  `SELECT * FROM gatehouse_credentials
+  `SELECT ${COLUMNS} FROM gatehouse_credentials
    WHERE ${elsewhere ? 'NOT ' : ''}($1 = ANY(tenant_ids))${byCreator ? ' AND creator_id = $3' : ''}
    ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2`;
 
@@ -60,11 +65,11 @@ export class PostgresCredentialStore implements CredentialStore, CredentialDirec
   }
 
   async findByTokenHash(tokenHash: string): Promise<CredentialRecord | undefined> {
-    return this.#one('SELECT * FROM gatehouse_credentials WHERE token_hash = $1', tokenHash);
+    return this.#one(BY_TOKEN_HASH, tokenHash);
   }
 
   async findById(id: string): Promise<CredentialRecord | undefined> {
-    return this.#one('SELECT * FROM gatehouse_credentials WHERE id = $1', id);
+    return this.#one(BY_ID, id);
   }
 
   async revoke(id: string, at: number, unit?: unknown): Promise<boolean> {
@@ -86,8 +91,8 @@ export class PostgresCredentialStore implements CredentialStore, CredentialDirec
     return found.rows.map(credentialOf);
   }
 
-  async #one(sql: string, value: string): Promise<CredentialRecord | undefined> {
-    const found = await this.#pool.query<CredentialColumns<string[]>>(sql, [value]);
+  async #one(statement: PreparedStatement, value: string): Promise<CredentialRecord | undefined> {
+    const found = await this.#pool.query<CredentialColumns<string[]>>({ ...statement, values: [value] });
     const row = found.rows[0];
     return row ? credentialOf(row) : undefined;
   }

@@ -15,7 +15,7 @@ import {
   pendingActionOf,
   updateValuesOf,
 } from '../internal/rows.js';
-import { inBatches, on } from './sql.js';
+import { inBatches, on, prepared } from './sql.js';
 
 /** Options of {@link PostgresPendingActionStore}. */
 export interface PostgresPendingActionStoreOptions extends SweepOptions {
@@ -29,35 +29,42 @@ export interface PostgresPendingActionStoreOptions extends SweepOptions {
 
 const NAME = 'PostgresPendingActionStore';
 
-const INSERT = `INSERT INTO gatehouse_pending_actions (id, token_hash, connection_id, tenant_id, tool,
+const COLUMNS = `id, token_hash, connection_id, tenant_id, tool,
     arguments, arguments_digest, content_hash, summary, created_at, expires_at, status, approval,
-    creator_id, result, decided_by, decided_at, claim_fence, claim_expires_at)
+    creator_id, result, decided_by, decided_at, claim_fence, claim_expires_at`;
+
+const INSERT = prepared(`INSERT INTO gatehouse_pending_actions (${COLUMNS})
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-  ON CONFLICT DO NOTHING`;
+  ON CONFLICT DO NOTHING`);
 
 /** A `claimed` row whose claim lapsed at `now` (NULL: written without a lease, lapsed at once). */
 const lapsed = (now: string) =>
   `(status = 'claimed' AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}))`;
 
 /** Claims from one of the statuses, or takes over a lapsed claim; under concurrent updates of the row, one wins. */
-const CLAIM = `UPDATE gatehouse_pending_actions SET status = 'claimed', claim_fence = $2, claim_expires_at = $3
-  WHERE id = $1 AND (status = ANY($4::text[]) OR ${lapsed('$5::bigint')})`;
+const CLAIM =
+  prepared(`UPDATE gatehouse_pending_actions SET status = 'claimed', claim_fence = $2, claim_expires_at = $3
+  WHERE id = $1 AND (status = ANY($4::text[]) OR ${lapsed('$5::bigint')})`);
 
-const RENEW_CLAIM = `UPDATE gatehouse_pending_actions SET claim_expires_at = $3
-  WHERE id = $1 AND status = 'claimed' AND claim_fence = $2`;
+const RENEW_CLAIM = prepared(`UPDATE gatehouse_pending_actions SET claim_expires_at = $3
+  WHERE id = $1 AND status = 'claimed' AND claim_fence = $2`);
 
 /**
  * The compare-and-set; a NULL decision parameter keeps the column. A fence
  * ($7) moves a `claimed` row only for the claim holding it; every move clears the claim.
  */
-const TRANSITION = `UPDATE gatehouse_pending_actions SET status = $1, result = COALESCE($4::text, result),
+const TRANSITION =
+  prepared(`UPDATE gatehouse_pending_actions SET status = $1, result = COALESCE($4::text, result),
     decided_by = COALESCE($5::text, decided_by), decided_at = COALESCE($6::bigint, decided_at),
     claim_fence = NULL, claim_expires_at = NULL
   WHERE id = $2 AND status = ANY($3::text[])
-    AND ($7::text IS NULL OR status <> 'claimed' OR claim_fence = $7::text)`;
+    AND ($7::text IS NULL OR status <> 'claimed' OR claim_fence = $7::text)`);
 
 /** Ties on `created_at` break by id in byte order, as the memory store compares ids. */
-const AWAITING = `SELECT * FROM gatehouse_pending_actions
+const BY_TOKEN_HASH = prepared(`SELECT ${COLUMNS} FROM gatehouse_pending_actions WHERE token_hash = $1`);
+const BY_ID = prepared(`SELECT ${COLUMNS} FROM gatehouse_pending_actions WHERE id = $1`);
+
+const AWAITING = `SELECT ${COLUMNS} FROM gatehouse_pending_actions
   WHERE tenant_id = $1 AND approval = 'person' AND expires_at > $2
     AND (status = 'pending' OR ${lapsed('$2')})
   ORDER BY created_at, id COLLATE "C" LIMIT $3`;
@@ -97,44 +104,41 @@ export class PostgresPendingActionStore implements PendingActionStore {
   async insert(action: PendingAction): Promise<void> {
     const approval = approvalColumnsOf(action);
     const claim = claimColumnsOf(action);
-    const inserted = await this.#pool.query(INSERT, [
-      action.id,
-      action.tokenHash,
-      action.connectionId,
-      action.tenantId,
-      action.tool,
-      JSON.stringify(action.arguments),
-      action.argumentsDigest,
-      action.contentHash,
-      action.summary,
-      action.createdAt,
-      action.expiresAt,
-      action.status,
-      approval.approval,
-      approval.creator_id,
-      approval.result,
-      approval.decided_by,
-      approval.decided_at,
-      claim.claim_fence,
-      claim.claim_expires_at,
-    ]);
+    const inserted = await this.#pool.query({
+      ...INSERT,
+      values: [
+        action.id,
+        action.tokenHash,
+        action.connectionId,
+        action.tenantId,
+        action.tool,
+        JSON.stringify(action.arguments),
+        action.argumentsDigest,
+        action.contentHash,
+        action.summary,
+        action.createdAt,
+        action.expiresAt,
+        action.status,
+        approval.approval,
+        approval.creator_id,
+        approval.result,
+        approval.decided_by,
+        approval.decided_at,
+        claim.claim_fence,
+        claim.claim_expires_at,
+      ],
+    });
     if (inserted.rowCount !== 1) throw new Error('A pending action with this id or token already exists.');
   }
 
   async findByTokenHash(tokenHash: string): Promise<PendingAction | undefined> {
-    const found = await this.#pool.query<PendingActionColumns>(
-      'SELECT * FROM gatehouse_pending_actions WHERE token_hash = $1',
-      [tokenHash],
-    );
+    const found = await this.#pool.query<PendingActionColumns>({ ...BY_TOKEN_HASH, values: [tokenHash] });
     const row = found.rows[0];
     return row ? pendingActionOf(row) : undefined;
   }
 
   async findById(id: string): Promise<PendingAction | undefined> {
-    const found = await this.#pool.query<PendingActionColumns>(
-      'SELECT * FROM gatehouse_pending_actions WHERE id = $1',
-      [id],
-    );
+    const found = await this.#pool.query<PendingActionColumns>({ ...BY_ID, values: [id] });
     const row = found.rows[0];
     return row ? pendingActionOf(row) : undefined;
   }
@@ -145,12 +149,15 @@ export class PostgresPendingActionStore implements PendingActionStore {
     claim: PendingClaim,
     now: number,
   ): Promise<boolean> {
-    const claimed = await this.#pool.query(CLAIM, [id, claim.fence, claim.expiresAt, [...from], now]);
+    const claimed = await this.#pool.query({
+      ...CLAIM,
+      values: [id, claim.fence, claim.expiresAt, [...from], now],
+    });
     return claimed.rowCount === 1;
   }
 
   async renewClaim(id: string, fence: string, expiresAt: number): Promise<boolean> {
-    const renewed = await this.#pool.query(RENEW_CLAIM, [id, fence, expiresAt]);
+    const renewed = await this.#pool.query({ ...RENEW_CLAIM, values: [id, fence, expiresAt] });
     return renewed.rowCount === 1;
   }
 
@@ -168,15 +175,10 @@ export class PostgresPendingActionStore implements PendingActionStore {
   ): Promise<boolean> {
     if (from.length === 0) return false;
     const values = updateValuesOf(set);
-    const moved = await on(this.#pool, unit, NAME).query(TRANSITION, [
-      to,
-      id,
-      [...from],
-      values.result,
-      values.decided_by,
-      values.decided_at,
-      values.fence,
-    ]);
+    const moved = await on(this.#pool, unit, NAME).query({
+      ...TRANSITION,
+      values: [to, id, [...from], values.result, values.decided_by, values.decided_at, values.fence],
+    });
     return moved.rowCount === 1;
   }
 

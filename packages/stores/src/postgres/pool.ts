@@ -21,6 +21,19 @@ export interface PostgresPoolOptions {
   readonly ssl?: pg.PoolConfig['ssl'];
   /** `application_name` of the connections (shown in `pg_stat_activity`); default `gatehouse`. */
   readonly applicationName?: string;
+  /**
+   * Whether the stores' per-call statements are prepared on each connection
+   * (parsed and planned once); default true. Turn it off behind a pooler in
+   * transaction mode that cannot keep prepared statements (PgBouncer before
+   * 1.21, or without `max_prepared_statements`).
+   */
+  readonly preparedStatements?: boolean;
+}
+
+/** Options of {@link guardPostgresPool}. */
+export interface GuardPostgresPoolOptions {
+  /** As {@link PostgresPoolOptions.preparedStatements}; default true. */
+  readonly preparedStatements?: boolean;
 }
 
 const INT8_OID = 20;
@@ -43,6 +56,13 @@ function whole(name: string, value: number | undefined, fallback: number, min: n
 
 const ignore = (): undefined => undefined;
 
+function preparing(who: string, value: boolean | undefined): boolean {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new ConfigurationError(`${who}: preparedStatements must be true or false.`);
+  }
+  return value ?? true;
+}
+
 type Method = (...args: unknown[]) => unknown;
 
 const isPromise = (value: unknown): value is Promise<unknown> =>
@@ -53,8 +73,9 @@ const isPromise = (value: unknown): value is Promise<unknown> =>
  * in both of `pg`'s forms: a trailing callback gets the translated error, a
  * returned promise rejects with it. A submittable (a cursor) is returned as it is.
  */
-function translating(method: Method, self: object): Method {
+function translating(method: Method, self: object, prepare: boolean): Method {
   return function translated(...args: unknown[]): unknown {
+    if (!prepare && args.length > 0) args[0] = unnamed(args[0]);
     const last = args.length - 1;
     const callback = args[last];
     if (typeof callback === 'function') {
@@ -69,6 +90,13 @@ function translating(method: Method, self: object): Method {
         })
       : result;
   };
+}
+
+/** A query config without its statement name (the text runs unnamed); anything else as it is. */
+function unnamed(query: unknown): unknown {
+  if (typeof query !== 'object' || query === null || !('name' in query)) return query;
+  const { name: _name, ...rest } = query as pg.QueryConfig;
+  return rest;
 }
 
 const guarded = new WeakSet<pg.Pool>();
@@ -99,8 +127,9 @@ export function isClientOf(pool: pg.Pool, client: unknown): boolean {
  * @example
  * const pool = guardPostgresPool(new pg.Pool({ connectionString }));
  */
-export function guardPostgresPool(pool: pg.Pool): pg.Pool {
+export function guardPostgresPool(pool: pg.Pool, options: GuardPostgresPoolOptions = {}): pg.Pool {
   if (guarded.has(pool)) return pool;
+  const prepare = preparing('guardPostgresPool', options.preparedStatements);
   guarded.add(pool);
   const clients = new WeakSet<object>();
   clientsOf.set(pool, clients);
@@ -109,10 +138,10 @@ export function guardPostgresPool(pool: pg.Pool): pg.Pool {
   pool.on('connect', (client: pg.PoolClient) => {
     clients.add(client);
     client.on('error', ignore);
-    client.query = translating(client.query as Method, client) as typeof client.query;
+    client.query = translating(client.query as Method, client, prepare) as typeof client.query;
   });
-  pool.query = translating(pool.query as Method, pool) as typeof pool.query;
-  pool.connect = translating(pool.connect as Method, pool) as typeof pool.connect;
+  pool.query = translating(pool.query as Method, pool, prepare) as typeof pool.query;
+  pool.connect = translating(pool.connect as Method, pool, prepare) as typeof pool.connect;
   return pool;
 }
 
@@ -136,6 +165,7 @@ export function createPostgresPool(options: PostgresPoolOptions = {}): pg.Pool {
     throw new ConfigurationError('createPostgresPool: connectionString is empty.');
   }
   const statementTimeoutMs = whole('statementTimeoutMs', options.statementTimeoutMs, 5_000, 0);
+  const preparedStatements = preparing('createPostgresPool', options.preparedStatements);
   const pool = new pg.Pool({
     ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
     ...(options.ssl === undefined ? {} : { ssl: options.ssl }),
@@ -146,5 +176,5 @@ export function createPostgresPool(options: PostgresPoolOptions = {}): pg.Pool {
     types,
     ...(statementTimeoutMs === 0 ? {} : { statement_timeout: statementTimeoutMs }),
   });
-  return guardPostgresPool(pool);
+  return guardPostgresPool(pool, { preparedStatements });
 }

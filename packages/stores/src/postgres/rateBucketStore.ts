@@ -6,7 +6,7 @@ import {
 } from '@gatehousejs/core';
 import type pg from 'pg';
 import { type SweepOptions, sweepBatch } from '../internal/options.js';
-import { inBatches, keyBytes, WITHOUT_DISK_WAIT } from './sql.js';
+import { inBatches, keyBytes, prepared, WITHOUT_DISK_WAIT } from './sql.js';
 
 /** Options of {@link PostgresRateBucketStore}. */
 export interface PostgresRateBucketStoreOptions extends SweepOptions {}
@@ -26,7 +26,7 @@ const REFILLED = `LEAST($2::float8, ${START_TOKENS} + (GREATEST(0, $4::float8 - 
  * whatever other replicas do at once. It commits without waiting for the
  * WAL flush: a take lost with the machine only grants a token back.
  */
-const TAKE = `${WITHOUT_DISK_WAIT}
+const TAKE = prepared(`${WITHOUT_DISK_WAIT}
   INSERT INTO gatehouse_rate_buckets AS r (key, tokens, at, expires_at, granted)
   SELECT $1::bytea, $6::float8, $4::float8, $4::float8 + $5::float8, $7::boolean FROM no_disk_wait
   ON CONFLICT (key) DO UPDATE SET
@@ -34,15 +34,15 @@ const TAKE = `${WITHOUT_DISK_WAIT}
     at = GREATEST(${START_AT}, $4::float8),
     expires_at = GREATEST(${START_AT}, $4::float8) + $5::float8,
     granted = ${REFILLED} >= 1
-  RETURNING tokens, granted`;
+  RETURNING tokens, granted`);
 
 // $1 key, $2 capacity, $3 refill per second, $4 now. Only a live bucket: a forgotten one is full already.
 const REFUNDED = 'LEAST($2::float8, tokens + 1 + (GREATEST(0, $4::float8 - at) / 1000) * $3::float8)';
-const REFUND = `UPDATE gatehouse_rate_buckets SET
+const REFUND = prepared(`UPDATE gatehouse_rate_buckets SET
     tokens = ${REFUNDED},
     at = GREATEST(at, $4::float8),
     expires_at = GREATEST(at, $4::float8) + (($2::float8 - ${REFUNDED}) / $3::float8) * 1000
-  WHERE key = $1 AND expires_at > $4::float8`;
+  WHERE key = $1 AND expires_at > $4::float8`);
 
 const PURGE = `DELETE FROM gatehouse_rate_buckets WHERE key IN (SELECT key FROM gatehouse_rate_buckets
   WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
@@ -85,15 +85,10 @@ export class PostgresRateBucketStore implements RateBucketStore {
     const refillMs = (limit.capacity / limit.refillPerSecond) * 1000;
     const granted = limit.capacity >= 1;
     const fresh = granted ? limit.capacity - 1 : limit.capacity;
-    const taken = await this.#pool.query<{ tokens: number; granted: boolean }>(TAKE, [
-      keyBytes(key),
-      limit.capacity,
-      limit.refillPerSecond,
-      now,
-      refillMs,
-      fresh,
-      granted,
-    ]);
+    const taken = await this.#pool.query<{ tokens: number; granted: boolean }>({
+      ...TAKE,
+      values: [keyBytes(key), limit.capacity, limit.refillPerSecond, now, refillMs, fresh, granted],
+    });
     const row = taken.rows[0];
     if (!row) throw new Error(`${NAME}: the bucket upsert returned no row.`);
     if (row.granted) return { ok: true, remaining: Math.floor(row.tokens) };
@@ -102,7 +97,10 @@ export class PostgresRateBucketStore implements RateBucketStore {
 
   async refund(key: string, limit: BucketLimit, now: number): Promise<void> {
     checkLimit(limit);
-    await this.#pool.query(REFUND, [keyBytes(key), limit.capacity, limit.refillPerSecond, now]);
+    await this.#pool.query({
+      ...REFUND,
+      values: [keyBytes(key), limit.capacity, limit.refillPerSecond, now],
+    });
   }
 
   /** Deletes every bucket that is full again at `now` (housekeeping), `sweepBatch` rows per statement; returns how many. */

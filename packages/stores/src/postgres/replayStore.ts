@@ -3,7 +3,7 @@ import { ConfigurationError, type JsonObject, type ReplayBegin, type ReplayStore
 import type pg from 'pg';
 import { type SweepOptions, sweepBatch } from '../internal/options.js';
 import { isClientOf } from './pool.js';
-import { inBatches, keyBytes, on, WITHOUT_DISK_WAIT } from './sql.js';
+import { inBatches, keyBytes, on, prepared, WITHOUT_DISK_WAIT } from './sql.js';
 
 /** Options of {@link PostgresReplayStore}. */
 export interface PostgresReplayStoreOptions extends SweepOptions {
@@ -23,23 +23,25 @@ const TAKE_OVER_EXPIRED = `ON CONFLICT (key) DO UPDATE SET state = 'running', ar
   RETURNING fence`;
 
 /** Inserts a running claim, or takes over an expired row (as good as absent); returns the fence. */
-const CLAIM = `INSERT INTO gatehouse_replay AS r (key, state, arguments_digest, result, fence, expires_at)
+const CLAIM =
+  prepared(`INSERT INTO gatehouse_replay AS r (key, state, arguments_digest, result, fence, expires_at)
   VALUES ($1, 'running', $2, NULL, $3, $4)
-  ${TAKE_OVER_EXPIRED}`;
+  ${TAKE_OVER_EXPIRED}`);
 
 /** {@link CLAIM}, committed without waiting for the WAL flush: the unit's commit flushes it. */
-const CLAIM_WITHOUT_DISK_WAIT = `${WITHOUT_DISK_WAIT}
+const CLAIM_WITHOUT_DISK_WAIT = prepared(`${WITHOUT_DISK_WAIT}
   INSERT INTO gatehouse_replay AS r (key, state, arguments_digest, result, fence, expires_at)
   SELECT $1::bytea, 'running', $2::text, NULL, $3::text, $4::bigint FROM no_disk_wait
-  ${TAKE_OVER_EXPIRED}`;
+  ${TAKE_OVER_EXPIRED}`);
 
 /** Completes only the claim holding the fence; a lapsed lease nobody took over (row swept) completes too. */
-const COMPLETE = `INSERT INTO gatehouse_replay AS r (key, state, arguments_digest, result, fence, expires_at)
+const COMPLETE =
+  prepared(`INSERT INTO gatehouse_replay AS r (key, state, arguments_digest, result, fence, expires_at)
   VALUES ($1, 'completed', $2, $3, NULL, $4)
   ON CONFLICT (key) DO UPDATE SET state = 'completed', arguments_digest = excluded.arguments_digest,
     result = excluded.result, fence = NULL, expires_at = excluded.expires_at
   WHERE r.state = 'running' AND r.fence = $5
-  RETURNING 1`;
+  RETURNING 1`);
 
 /**
  * Extends only a live lease of the claim holding the fence: a lapsed one may
@@ -47,9 +49,11 @@ const COMPLETE = `INSERT INTO gatehouse_replay AS r (key, state, arguments_diges
  * without waiting for the WAL flush (lost with the machine, it only shortens
  * the lease of a call that died with it).
  */
-const RENEW = `${WITHOUT_DISK_WAIT}
+const RENEW = prepared(`${WITHOUT_DISK_WAIT}
   UPDATE gatehouse_replay SET expires_at = $3 FROM no_disk_wait
-  WHERE key = $1 AND state = 'running' AND fence = $2 AND expires_at > $4`;
+  WHERE key = $1 AND state = 'running' AND fence = $2 AND expires_at > $4`);
+
+const FIND = prepared('SELECT state, arguments_digest, result FROM gatehouse_replay WHERE key = $1');
 
 const PURGE = `DELETE FROM gatehouse_replay WHERE key IN (SELECT key FROM gatehouse_replay
   WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
@@ -110,19 +114,13 @@ export class PostgresReplayStore implements ReplayStore {
     for (let attempt = 0; attempt < BEGIN_ATTEMPTS; attempt++) {
       const fence = newFence();
       const claim = this.#claims === 'paired' ? CLAIM_WITHOUT_DISK_WAIT : CLAIM;
-      const claimed = await this.#pool.query<{ fence: string }>(claim, [
-        id,
-        argumentsDigest,
-        fence,
-        now + leaseMs,
-        now,
-      ]);
+      const claimed = await this.#pool.query<{ fence: string }>({
+        ...claim,
+        values: [id, argumentsDigest, fence, now + leaseMs, now],
+      });
       const row = claimed.rows[0];
       if (row) return { state: 'started', fence: row.fence };
-      const found = await this.#pool.query<ReplayRow>(
-        'SELECT state, arguments_digest, result FROM gatehouse_replay WHERE key = $1',
-        [id],
-      );
+      const found = await this.#pool.query<ReplayRow>({ ...FIND, values: [id] });
       const current = found.rows[0];
       if (!current) continue; // released or purged between the two statements: claim again
       if (current.state === 'running') return { state: 'running', argumentsDigest: current.arguments_digest };
@@ -143,13 +141,10 @@ export class PostgresReplayStore implements ReplayStore {
   ): Promise<boolean> {
     if (!isClientOf(this.#pool, unit)) this.#claims = 'durable';
     else if (this.#claims === 'unpaired') this.#claims = 'paired';
-    const done = await on(this.#pool, unit, NAME).query(COMPLETE, [
-      keyBytes(key),
-      argumentsDigest,
-      JSON.stringify(result),
-      now + windowMs,
-      fence,
-    ]);
+    const done = await on(this.#pool, unit, NAME).query({
+      ...COMPLETE,
+      values: [keyBytes(key), argumentsDigest, JSON.stringify(result), now + windowMs, fence],
+    });
     return done.rowCount === 1;
   }
 
@@ -161,7 +156,7 @@ export class PostgresReplayStore implements ReplayStore {
   }
 
   async renew(key: string, fence: string, leaseMs: number, now: number): Promise<boolean> {
-    const renewed = await this.#pool.query(RENEW, [keyBytes(key), fence, now + leaseMs, now]);
+    const renewed = await this.#pool.query({ ...RENEW, values: [keyBytes(key), fence, now + leaseMs, now] });
     return renewed.rowCount === 1;
   }
 

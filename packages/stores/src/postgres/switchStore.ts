@@ -1,8 +1,10 @@
 import type { SwitchStore } from '@gatehousejs/core';
 import type pg from 'pg';
-import { keyBytes, on as onUnit } from './sql.js';
+import { keyBytes, on as onUnit, prepared } from './sql.js';
 
 const NAME = 'PostgresSwitchStore';
+
+const GET = prepared('SELECT is_on FROM gatehouse_switches WHERE key = $1');
 
 /** Writes the new value and keeps the one it replaced; a fresh row has no previous value. */
 const SET = `INSERT INTO gatehouse_switches AS s (key, is_on, previous) VALUES ($1, $2, NULL)
@@ -29,10 +31,7 @@ export class PostgresSwitchStore implements SwitchStore {
   }
 
   async get(key: string): Promise<boolean | undefined> {
-    const found = await this.#pool.query<{ is_on: boolean }>(
-      'SELECT is_on FROM gatehouse_switches WHERE key = $1',
-      [keyBytes(key)],
-    );
+    const found = await this.#pool.query<{ is_on: boolean }>({ ...GET, values: [keyBytes(key)] });
     return found.rows[0]?.is_on;
   }
 

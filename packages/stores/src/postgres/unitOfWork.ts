@@ -1,7 +1,9 @@
 import { ConfigurationError, ToolError, TransactionConflict, type UnitOfWork } from '@gatehousejs/core';
 import type pg from 'pg';
 import { guardPostgresPool } from './pool.js';
-import { advisoryKey } from './sql.js';
+import { advisoryKey, prepared } from './sql.js';
+
+const SERIALIZE = prepared('SELECT pg_advisory_xact_lock($1)');
 
 const unavailable = (message: string, cause?: unknown) =>
   new ToolError(
@@ -133,9 +135,7 @@ export function postgresUnitOfWork(pool: pg.Pool): UnitOfWork<pg.PoolClient> {
       return result;
     },
     async serialize(handle: pg.PoolClient, key: string): Promise<void> {
-      await handle.query('SELECT pg_advisory_xact_lock($1)', [
-        advisoryKey(`gatehouse:serialize\u0000${key}`),
-      ]);
+      await handle.query({ ...SERIALIZE, values: [advisoryKey(`gatehouse:serialize\u0000${key}`)] });
     },
   });
 }
