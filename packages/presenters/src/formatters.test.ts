@@ -1,6 +1,7 @@
-import { boundedMemo } from '@gatehousejs/core/internal';
+import { boundedMemo, FORMATTER_LIMIT } from '@gatehousejs/core/internal';
 import { Temporal } from 'temporal-polyfill';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resolveZone } from './internal/zones.js';
 import { moneyOf } from './money.js';
 import { formatMoney, presentMoney } from './presentMoney.js';
 import { presentInstant } from './presentTime.js';
@@ -79,5 +80,34 @@ describe('formatters', () => {
     expect(() => memo('bad')).toThrow(RangeError);
     expect(() => memo('bad')).toThrow(RangeError);
     expect(() => boundedMemo(0, String)).toThrow(RangeError);
+  });
+
+  it('checks a zone and a locale once, not per value, and keeps a bounded number of zone outcomes', () => {
+    const now = new Date('2026-03-27T07:30:00Z');
+    const at = Temporal.Instant.fromEpochMilliseconds(now.getTime());
+    presentInstant(at, { now }, { zone: 'Asia/Tokyo', locale: 'de-DE' });
+    const original = Intl.getCanonicalLocales;
+    let checked = 0;
+    Intl.getCanonicalLocales = (locales) => {
+      checked++;
+      return original(locales);
+    };
+    restores.push(() => {
+      Intl.getCanonicalLocales = original;
+    });
+    for (let i = 0; i < 100; i++) presentInstant(at, { now }, { zone: 'Asia/Tokyo', locale: 'de-DE' });
+    expect(checked).toBe(0);
+    expect(() => presentInstant(at, { now }, { zone: 'Asia/Tokyo', locale: 'not a locale!' })).toThrow(
+      /not a valid locale/,
+    );
+
+    const refused = resolveZone('Europe/Berlinn');
+    expect(refused).toMatchObject({ ok: false, message: expect.stringContaining('Europe/Berlin') });
+    expect(resolveZone('Europe/Berlinn')).toBe(refused);
+    expect(resolveZone('europe/berlin')).toMatchObject({ ok: true, value: 'Europe/Berlin' });
+    for (let i = 0; i < FORMATTER_LIMIT; i++) resolveZone(`Nowhere/Town_${i}`);
+    const again = resolveZone('Europe/Berlinn');
+    expect(again).not.toBe(refused);
+    expect(again).toEqual(refused);
   });
 });

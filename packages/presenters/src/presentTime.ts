@@ -1,6 +1,6 @@
 import type { PresentEnv, PresentedTime } from '@gatehousejs/core';
 import { ConfigurationError } from '@gatehousejs/core';
-import { fromNow, PRESENTED_TIME_SCHEMA } from '@gatehousejs/core/internal';
+import { boundedMemo, FORMATTER_LIMIT, fromNow, PRESENTED_TIME_SCHEMA } from '@gatehousejs/core/internal';
 import { Temporal } from 'temporal-polyfill';
 import type { Field } from './fieldTypes.js';
 import { floorMs, instantString, instantTexts, zoneIdOf } from './internal/instantText.js';
@@ -117,6 +117,9 @@ function toZoned(moment: Moment): Temporal.ZonedDateTime {
   return new Temporal.ZonedDateTime(moment.ns, moment.zone);
 }
 
+/** Checks a locale tag once (it throws for a bad one, which is not kept); every value shown checks it. */
+const validLocale = boundedMemo(FORMATTER_LIMIT, (locale) => Intl.getCanonicalLocales(locale).length > 0);
+
 function checkOptions(
   options: PresentTimeOptions,
   where: string,
@@ -129,7 +132,7 @@ function checkOptions(
   }
   const locale = options.locale ?? 'en-US';
   try {
-    Intl.getCanonicalLocales(locale);
+    validLocale(locale);
   } catch {
     throw new ConfigurationError(`${where}: ${JSON.stringify(locale)} is not a valid locale tag.`);
   }

@@ -1,3 +1,4 @@
+import { boundedMemo, FORMATTER_LIMIT } from '@gatehousejs/core/internal';
 import { Temporal } from 'temporal-polyfill';
 import { type Outcome, quote } from './outcome.js';
 
@@ -17,6 +18,10 @@ const ZONE_FORM =
  * A name longer than {@link MAX_ZONE_LENGTH} is refused before anything
  * reads it; offsets are refused in the zone slot; a name with characters
  * outside {@link ZONE_CHARACTERS} or unknown to Temporal gets close matches.
+ * Each name is resolved once (a zone is checked on every value shown and
+ * every time read): the outcomes of the last {@link FORMATTER_LIMIT} names
+ * are kept, the refusals too, so a stream of unknown names cannot make the
+ * server look for close matches again and again.
  */
 export function resolveZone(zone: string): Outcome<string> {
   if (zone.length > MAX_ZONE_LENGTH) {
@@ -25,6 +30,12 @@ export function resolveZone(zone: string): Outcome<string> {
       message: `The time zone ${quote(zone, 32)} is ${zone.length} characters long; zone names have at most ${MAX_ZONE_LENGTH}. ${ZONE_FORM}`,
     };
   }
+  return resolved(zone);
+}
+
+const resolved = boundedMemo(FORMATTER_LIMIT, (zone): Outcome<string> => Object.freeze(resolveOnce(zone)));
+
+function resolveOnce(zone: string): Outcome<string> {
   const name = zone.trim();
   if (OFFSET_LIKE.test(name)) {
     return {
