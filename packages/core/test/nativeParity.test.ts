@@ -285,6 +285,19 @@ describe('createHttpHandler native path: the same bytes as the SDK', () => {
     }
   });
 
+  it('hands a call whose arguments hold a __proto__ key to the SDK, whose parse drops that key', async () => {
+    const kept = await twins.send(call('find_notes', JSON.parse('{"query":"B","__proto__":"x"}')));
+    expect(kept.differences).toEqual([]);
+    expect(kept.native).toBe(false);
+    expect(resultOf(kept.text).isError).toBeUndefined();
+    const only = await twins.send(call('find_notes', JSON.parse('{"__proto__":{"query":"B"}}')));
+    expect(only.differences).toEqual([]);
+    expect(only.native).toBe(false);
+    // deeper down the key stays, and the tool refuses it on both paths alike
+    const nested = await same(call('find_notes', JSON.parse('{"query":"B","x":{"__proto__":{}}}')), true);
+    expect(resultOf(nested.text).isError).toBe(true);
+  });
+
   it('answers an SSE-only Accept and a missing Accept natively, as the SDK does', async () => {
     await same(
       {

@@ -63,7 +63,8 @@ const onlyKeys = (value: JsonObject, allowed: ReadonlySet<string>): boolean =>
  * JSON-RPC 2.0 request with a string or safe-integer id; params of those
  * methods and nothing more (no cursor, no progress token, no log level);
  * the envelope present and plain (protocol version 2026-07-28, client info
- * of string name and version, capabilities of known plain objects); the
+ * of string name and version, capabilities of known plain objects); for
+ * `tools/call`, arguments without an own `__proto__` key; the
  * `MCP-Protocol-Version`, `Mcp-Method` (and for `tools/call`, `Mcp-Name`)
  * headers present and equal, byte for byte, to the body.
  */
@@ -117,7 +118,11 @@ function envelopeOf(
   return { capabilities: capabilities as ClientCapabilities, rest };
 }
 
-/** A `tools/call`'s own params when the `Mcp-Name` header names the tool exactly, plain retry material only. */
+/**
+ * A `tools/call`'s own params when the `Mcp-Name` header names the tool
+ * exactly, plain retry material only. Arguments holding an own `__proto__`
+ * key are the SDK's: its parse of the arguments drops that key.
+ */
 function callOf(
   header: HeaderOf,
   params: JsonObject,
@@ -125,7 +130,7 @@ function callOf(
   const { name, arguments: args, requestState, inputResponses } = params;
   if (typeof name !== 'string' || name.length === 0 || name.startsWith('=?')) return undefined;
   if (header('mcp-name') !== name) return undefined;
-  if (args !== undefined && !isPlainObject(args)) return undefined;
+  if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, '__proto__'))) return undefined;
   if (requestState !== undefined && typeof requestState !== 'string') return undefined;
   if (inputResponses !== undefined) {
     if (!isPlainObject(inputResponses)) return undefined;
