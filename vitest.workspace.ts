@@ -59,6 +59,22 @@ const PROCESS_TESTS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * The contract suite run again over another wire: SDK v1 clients and
+ * servers, and the tee that sends every request to the native and the SDK
+ * path. Each package's first run of the suite stays in `test:fast`; these
+ * repeat it (15–45 s each), so they run in `<package>-wires`, in the full
+ * `npm test` only.
+ */
+const WIRE_TESTS: Readonly<Record<string, readonly string[]>> = {
+  testing: [
+    'test/contract/v1.test.ts',
+    'test/contract/v1Stateful.test.ts',
+    'test/contract/nativeTee.test.ts',
+  ],
+  booking: ['test/contractV1StdioV1Client.test.ts'],
+};
+
+/**
  * Browser tests of the console and the booking pages (Chromium through
  * playwright-core), in their own projects, `console-browser` and `booking-browser`. Project names: a plain name runs in
  * `npm run test:fast`; a hyphenated one (`<package>-processes`,
@@ -111,7 +127,8 @@ const isolated = (base: TestProjectInlineConfiguration): TestProjectInlineConfig
 /**
  * A package's tests as two projects: `<name>` runs in this process (unit,
  * contract, in-process servers; `npm run test:fast`), `<name>-processes`
- * holds the files that start other processes (`npm test` runs both).
+ * holds the files that start other processes and `<name>-wires` the contract
+ * suite's repeat runs over other wires (`npm test` runs all three).
  * `elsewhere`: files of the package that another project runs.
  */
 const split = (
@@ -120,10 +137,11 @@ const split = (
   elsewhere: readonly string[] = [],
 ): TestProjectInlineConfiguration[] => {
   const spawning = PROCESS_TESTS[name] ?? [];
-  if (spawning.length === 0) return [project(name, root, undefined, elsewhere)];
+  const wires = WIRE_TESTS[name] ?? [];
   return [
-    project(name, root, undefined, [...spawning, ...elsewhere]),
-    isolated(project(`${name}-processes`, root, [...spawning])),
+    project(name, root, undefined, [...spawning, ...wires, ...elsewhere]),
+    ...(spawning.length > 0 ? [isolated(project(`${name}-processes`, root, [...spawning]))] : []),
+    ...(wires.length > 0 ? [project(`${name}-wires`, root, [...wires])] : []),
   ];
 };
 
