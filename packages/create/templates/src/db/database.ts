@@ -68,6 +68,54 @@ export interface Database<THandle = unknown> {
   close(): Promise<void>;
 }
 
+// #if sqlite|postgres
+/** A ticket as the SQL databases store it, one column per field. */
+export interface TicketRow {
+  id: string;
+  workspace_id: string;
+  title: string;
+  body: string;
+  requester_email: string;
+  portal_key: string;
+  status: TicketStatus;
+  created_by: string;
+  revision: number;
+}
+
+/** A sent mail as the SQL databases store it. */
+export interface MailRow {
+  id: string;
+  workspace_id: string;
+  ticket_id: string;
+  to_address: string;
+  subject: string;
+  text: string;
+  sent_at: number;
+}
+
+export const ticketOf = (row: TicketRow): Ticket => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  title: row.title,
+  body: row.body,
+  requesterEmail: row.requester_email,
+  portalKey: row.portal_key,
+  status: row.status,
+  createdBy: row.created_by,
+  revision: row.revision,
+});
+
+export const mailOf = (row: MailRow): Mail => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  ticketId: row.ticket_id,
+  to: row.to_address,
+  subject: row.subject,
+  text: row.text,
+  sentAt: row.sent_at,
+});
+// #endif
+
 /** The tickets every new database starts with: two per workspace. */
 export const SEED_TICKETS: readonly Ticket[] = [
   seed('tk_acme_boiler', 'ws_acme', 'Boiler makes a knocking noise', 'ada.customer@example.com'),

@@ -1,7 +1,15 @@
 import { createPostgresPool, createPostgresStores } from '@gatehousejs/stores/postgres';
 import type { Pool, PoolClient } from 'pg';
-import type { Mail, Ticket, TicketStatus } from '../tickets/model.js';
-import { type Database, SEED_TICKETS, type TicketRepository } from './database.js';
+import type { Ticket } from '../tickets/model.js';
+import {
+  type Database,
+  type MailRow,
+  mailOf,
+  SEED_TICKETS,
+  type TicketRepository,
+  type TicketRow,
+  ticketOf,
+} from './database.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tickets (
@@ -28,50 +36,6 @@ CREATE TABLE IF NOT EXISTS mails (
 
 /** A pool or the unit of work's client: both run `query`. */
 type Queryable = Pick<Pool | PoolClient, 'query'>;
-
-interface TicketRow {
-  id: string;
-  workspace_id: string;
-  title: string;
-  body: string;
-  requester_email: string;
-  portal_key: string;
-  status: TicketStatus;
-  created_by: string;
-  revision: number;
-}
-
-interface MailRow {
-  id: string;
-  workspace_id: string;
-  ticket_id: string;
-  to_address: string;
-  subject: string;
-  text: string;
-  sent_at: number;
-}
-
-const ticketOf = (row: TicketRow): Ticket => ({
-  id: row.id,
-  workspaceId: row.workspace_id,
-  title: row.title,
-  body: row.body,
-  requesterEmail: row.requester_email,
-  portalKey: row.portal_key,
-  status: row.status,
-  createdBy: row.created_by,
-  revision: row.revision,
-});
-
-const mailOf = (row: MailRow): Mail => ({
-  id: row.id,
-  workspaceId: row.workspace_id,
-  ticketId: row.ticket_id,
-  to: row.to_address,
-  subject: row.subject,
-  text: row.text,
-  sentAt: row.sent_at,
-});
 
 async function insertTicket(db: Queryable, t: Ticket): Promise<void> {
   await db.query(

@@ -7,8 +7,16 @@ import {
   openDatabase as openSqlite,
   type SqliteDatabase,
 } from '@gatehousejs/stores';
-import type { Mail, Ticket, TicketStatus } from '../tickets/model.js';
-import { type Database, SEED_TICKETS, type TicketRepository } from './database.js';
+import type { Ticket, TicketStatus } from '../tickets/model.js';
+import {
+  type Database,
+  type MailRow,
+  mailOf,
+  SEED_TICKETS,
+  type TicketRepository,
+  type TicketRow,
+  ticketOf,
+} from './database.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tickets (
@@ -33,40 +41,6 @@ CREATE TABLE IF NOT EXISTS mails (
   sent_at INTEGER NOT NULL
 );`;
 
-interface TicketRow {
-  id: string;
-  workspace_id: string;
-  title: string;
-  body: string;
-  requester_email: string;
-  portal_key: string;
-  status: TicketStatus;
-  created_by: string;
-  revision: number;
-}
-
-interface MailRow {
-  id: string;
-  workspace_id: string;
-  ticket_id: string;
-  to_address: string;
-  subject: string;
-  text: string;
-  sent_at: number;
-}
-
-const ticketOf = (row: TicketRow): Ticket => ({
-  id: row.id,
-  workspaceId: row.workspace_id,
-  title: row.title,
-  body: row.body,
-  requesterEmail: row.requester_email,
-  portalKey: row.portal_key,
-  status: row.status,
-  createdBy: row.created_by,
-  revision: row.revision,
-});
-
 const rowOf = (t: Ticket): TicketRow => ({
   id: t.id,
   workspace_id: t.workspaceId,
@@ -77,16 +51,6 @@ const rowOf = (t: Ticket): TicketRow => ({
   status: t.status,
   created_by: t.createdBy,
   revision: t.revision,
-});
-
-const mailOf = (row: MailRow): Mail => ({
-  id: row.id,
-  workspaceId: row.workspace_id,
-  ticketId: row.ticket_id,
-  to: row.to_address,
-  subject: row.subject,
-  text: row.text,
-  sentAt: row.sent_at,
 });
 
 /** Every statement, prepared once when the database opens. */
