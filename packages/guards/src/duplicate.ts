@@ -17,6 +17,9 @@ export interface DuplicateGuardOptions<TInput, TServices> {
   /**
    * The business key of the input, shown in the refusal (e.g. customer and
    * start); `now` is the call's time, for presenting times in full (I20).
+   * It also names the lock two creates of one key wait on: for that the
+   * guard calls it with a fixed `now` (the epoch), so a key
+   * that shows a time's distance from now names the same lock at every moment.
    */
   readonly key: (input: TInput, env: { readonly now: Date }) => JsonObject;
   /** Finds an existing object with that key in the caller's tenant, on the unit of work's services. */
@@ -30,6 +33,14 @@ export interface DuplicateGuardOptions<TInput, TServices> {
   /** What the object is called in messages, e.g. `booking`; default `object`. */
   readonly noun?: string;
 }
+
+/**
+ * The `now` the duplicate guard gives `key` when it names the key's lock: a
+ * fixed instant, so the name depends on the input only. A key computed at
+ * the call's own time (a start shown as "in 2 hours") would name another
+ * lock a minute later, and two creates of one key would not wait for each other.
+ */
+const DUPLICATE_LOCK_NOW: Date = new Date(0);
 
 /** The arguments a create tool gains for its override (I11). */
 function separateArguments(noun: string): GuardArguments {
@@ -117,11 +128,14 @@ export function duplicateGuard<TInput, TServices>(
         note(`separate: ${reason}`);
         return ALLOW;
       }
-      const key = options.key(input, { now });
       // Two units creating the same key wait for each other, so the second one finds the first's row.
-      await serialize?.(`duplicate\u0000${tool.name}\u0000${connection.tenantId}\u0000${canonicalJson(key)}`);
+      if (serialize) {
+        const lockKey = canonicalJson(options.key(input, { now: DUPLICATE_LOCK_NOW }));
+        await serialize(`duplicate\u0000${tool.name}\u0000${connection.tenantId}\u0000${lockKey}`);
+      }
       const existing = await options.find({ input, services, connection });
       if (!existing) return ALLOW;
+      const key = options.key(input, { now }); // shown as of the call's time (I20)
       return deny({
         code: 'duplicate',
         message: `A ${noun} with the same ${Object.keys(key).join(' and ')} exists: ${existing.id}.`,

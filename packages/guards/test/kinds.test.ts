@@ -229,6 +229,57 @@ describe('duplicateGuard', () => {
     expectKind(duplicateGuard({ key: () => ({}), find: () => undefined, updateTool: 'update_note' }), 'unit');
   });
 
+  // The refusal shows the key as of the call's time (a start "in 4 s"); the lock two creates of
+  // one key wait on must not move with it, or a create a second later would not wait for the first.
+  it('names the lock of a key by the input alone, and shows the key as of the call', async () => {
+    const keyTimes: number[] = [];
+    const guard = duplicateGuard<{ at: number }, object>({
+      key: (input, { now }) => {
+        keyTimes.push(now.getTime());
+        return { at: input.at, from_now: `in ${(input.at - now.getTime()) / 1000} s` };
+      },
+      find: ({ input }) => (input.at === 9_000 ? { id: 'x_1' } : undefined),
+      updateTool: 'update_x',
+    });
+    const locks: string[] = [];
+    const checkAt = (at: number, now: number) =>
+      guard.check({
+        tool: { name: 'create_x' },
+        connection: {
+          connectionId: 'c1',
+          tenantId: 't1',
+          creatorId: 'p1',
+          clientName: 'x',
+          channel: 'mcp',
+          rights: new Set(),
+        },
+        input: { at },
+        guardArguments: {},
+        context: {},
+        now: new Date(now),
+        note: () => {},
+        services: {},
+        serialize: async (name: string) => {
+          locks.push(name);
+        },
+      } as never);
+    const first = await checkAt(9_000, 5_000);
+    const second = await checkAt(9_000, 6_000);
+    expect(locks).toHaveLength(2);
+    expect(locks[1]).toBe(locks[0]);
+    expect(first).toMatchObject({
+      ok: false,
+      code: 'duplicate',
+      details: { key: { at: 9_000, from_now: 'in 4 s' } },
+    });
+    expect(second).toMatchObject({ ok: false, details: { key: { from_now: 'in 3 s' } } });
+    // another key, another lock; a key with no existing object is not computed for display
+    keyTimes.length = 0;
+    expect(await checkAt(8_000, 5_000)).toEqual(ALLOW);
+    expect(locks[2]).not.toBe(locks[0]);
+    expect(keyTimes).toEqual([0]);
+  });
+
   it('refuses a missing key, find or updateTool', () => {
     const ok = { key: () => ({}), find: () => undefined, updateTool: 'update_note' };
     for (const bad of [
