@@ -13,7 +13,7 @@ export {
 } from './contract/envelope.js';
 export { portableSha256Hex } from './hashing.js';
 export { contentDigest } from './internal/contentDigest.js';
-export { newId } from './internal/ids.js';
+export { newFence, newId } from './internal/ids.js';
 export { boundedMemo, FORMATTER_LIMIT } from './internal/memo.js';
 export { DEFAULT_LEASE_MS, heartbeat, leaseOf } from './pipeline/lease.js';
 export { inputShape, refuseNotifyLike } from './pipeline/shape.js';

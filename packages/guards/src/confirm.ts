@@ -9,7 +9,7 @@ import {
   type PendingDraft,
   sha256Hex,
 } from '@gatehousejs/core';
-import { heartbeat, leaseOf, newId } from '@gatehousejs/core/internal';
+import { heartbeat, leaseOf, newFence, newId } from '@gatehousejs/core/internal';
 
 /** Options of {@link confirmGuard}. */
 export interface ConfirmGuardOptions<TRight extends string = string> {
@@ -42,13 +42,6 @@ const randomToken = () => {
   let binary = '';
   for (const byte of crypto.getRandomValues(new Uint8Array(32))) binary += String.fromCharCode(byte);
   return TOKEN_PREFIX + btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-};
-
-/** A fencing token: unique per claim, across processes. */
-const newFence = (): string => {
-  let hex = '';
-  for (const byte of crypto.getRandomValues(new Uint8Array(12))) hex += byte.toString(16).padStart(2, '0');
-  return hex;
 };
 
 /** Every this many previews, actions expired longer than a preview's life are purged. */

@@ -1,4 +1,5 @@
 import { ConfigurationError, type JsonObject, type ReplayBegin, type ReplayStore } from '@gatehousejs/core';
+import { newFence } from '@gatehousejs/core/internal';
 import type { SqliteDatabase } from './database.js';
 import { type SweepOptions, sweepBatch } from './internal/options.js';
 import { assertSchema } from './internal/schemaVersion.js';
@@ -30,13 +31,6 @@ interface ReplayRow {
   readonly arguments_digest: string;
   readonly result: string | null;
 }
-
-/** A fencing token: unique per claim, across processes. */
-const newFence = () => {
-  let hex = '';
-  for (const byte of crypto.getRandomValues(new Uint8Array(12))) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-};
 
 /** How often `begin` claims again when the row it lost to vanished before it could read it (released, purged). */
 const BEGIN_ATTEMPTS = 5;

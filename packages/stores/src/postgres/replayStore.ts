@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { ConfigurationError, type JsonObject, type ReplayBegin, type ReplayStore } from '@gatehousejs/core';
+import { newFence } from '@gatehousejs/core/internal';
 import type pg from 'pg';
 import { type SweepOptions, sweepBatch } from '../internal/options.js';
 import { isClientOf } from './pool.js';
@@ -63,9 +63,6 @@ interface ReplayRow {
   readonly arguments_digest: string;
   readonly result: string | null;
 }
-
-/** A fencing token: unique per claim, across processes. */
-const newFence = (): string => randomBytes(12).toString('hex');
 
 /** How often `begin` retries when the row it lost to vanished before it could read it (released, purged). */
 const BEGIN_ATTEMPTS = 5;
