@@ -85,8 +85,8 @@ type WithBookings = { b: BookingTables['bookings'] };
  * The condition of a filter on `bookings as b`, for any query over it: the
  * workspace always, then each filter given. Applied to the listing query
  * itself (not through `id IN (…)`), so the index on (workspace_id,
- * starts_at) walks in order and stops at the limit however many bookings
- * the workspace has.
+ * starts_at, id) walks in the listing's whole order and stops at the limit
+ * however many bookings the workspace has.
  */
 function conditionOf(workspaceId: string, filter: BookingFilter) {
   const { customerId, technicianId, statuses, fromMs, toMs } = filter;
@@ -129,6 +129,25 @@ export class BookingQueries {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * The id of a live booking of the customer starting at exactly `startMs`,
+   * or undefined: one probe of the (workspace_id, customer_id, starts_at)
+   * index, no join, for the duplicate check every create runs.
+   */
+  async liveIdAt(customerId: string, startMs: number): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('workspace_id', '=', this.workspaceId)
+      .where('customer_id', '=', customerId)
+      .where('starts_at', '=', startMs)
+      .where('status', 'in', LIVE)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
   }
 
   /** One booking of the workspace, or undefined. */

@@ -68,12 +68,9 @@ export class BookingReads {
    * of a create (I11). Core serializes the duplicate check per key inside
    * the unit of work, so two processes cannot both find none and both create.
    */
-  async findSameStart(customerId: string, startMs: number): Promise<Booking | undefined> {
-    const found = await this.queries.find(
-      { customerId, statuses: ['scheduled', 'confirmed'], fromMs: startMs, toMs: startMs + 1 },
-      1,
-    );
-    return found.at(0);
+  async findSameStart(customerId: string, startMs: number): Promise<{ readonly id: string } | undefined> {
+    const id = await this.queries.liveIdAt(customerId, startMs);
+    return id === undefined ? undefined : { id };
   }
 
   /** The live bookings a batch filter selects (I13). */
