@@ -13,10 +13,10 @@ describe('migrateProductSchema', () => {
         DELETE FROM booking_migrations WHERE version > 1;
         INSERT INTO workspaces (id, name, zone, currency, created_at) VALUES ('ws', 'W', 'UTC', 'EUR', 0);
         INSERT INTO customers (id, workspace_id, name, email, created_at) VALUES ('cu', 'ws', 'Ada', 'a@x', 0);`);
-      expect(migrateProductSchema(db, 1)).toEqual([2, 3, 4, 5]);
+      expect(migrateProductSchema(db, 1)).toEqual([2, 3, 4, 5, 6]);
       expect(db.prepare('SELECT revision FROM customers').all()).toEqual([{ revision: 1 }]);
       expect(migrateProductSchema(db, 2)).toEqual([]);
-      expect(PRODUCT_SCHEMA_VERSION).toBe(5);
+      expect(PRODUCT_SCHEMA_VERSION).toBe(6);
     } finally {
       db.close();
     }
@@ -35,7 +35,7 @@ describe('migrateProductSchema', () => {
         INSERT INTO oauth_payloads VALUES ('RefreshToken', 'r1', '{"grantId":"g1"}', 'g1', NULL, NULL, 5000, 3000);
         INSERT INTO oauth_payloads VALUES ('Client', 'desk-app', '{"client_name":"Desk"}', NULL, NULL, NULL, NULL, NULL);
         INSERT INTO oauth_keys VALUES ('jwks', '{"keys":[]}', 7);`);
-      expect(migrateProductSchema(db, 1)).toEqual([5]);
+      expect(migrateProductSchema(db, 1)).toEqual([5, 6]);
       const store = new SqliteAuthorizationStore(db);
       expect(await store.find('RefreshToken', 'id', 'r1', 4000)).toEqual({
         id: 'r1',

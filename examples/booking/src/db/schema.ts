@@ -183,6 +183,17 @@ DROP TABLE oauth_payloads;
 DROP TABLE oauth_keys;
 `,
   },
+  {
+    version: 6,
+    name: 'bookings listed by start and id',
+    // the index gives a listing's whole order (start, then id for ties), so the planner walks it
+    // and stops at the limit even before the table has statistics; without id it may sort the
+    // workspace instead, a cost that grows with every booking
+    sql: `
+CREATE INDEX IF NOT EXISTS bookings_workspace_start_id ON bookings (workspace_id, starts_at, id);
+DROP INDEX IF EXISTS bookings_workspace_start;
+`,
+  },
 ];
 
 /** The product schema version this code writes. */

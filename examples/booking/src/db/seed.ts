@@ -234,8 +234,19 @@ const SEED_LOCK = 0x6b5eed;
  * coming days and alert rules, in one unit of work. Does nothing when a
  * workspace exists; returns whether it seeded. Safe when several processes
  * start at once (SQLite's writer lock; a PostgreSQL advisory lock).
+ *
+ * On PostgreSQL it then analyzes the seeded tables: a planner with no
+ * statistics takes the workspace for a handful of rows and may hash-join and
+ * sort every booking to list twenty until autovacuum gets round to it; with
+ * the seed's statistics it scales them with the table and walks the index.
  */
-export function seedIfEmpty(database: BookingDatabase, now: Date = new Date()): Promise<boolean> {
+export async function seedIfEmpty(database: BookingDatabase, now: Date = new Date()): Promise<boolean> {
+  const seeded = await seedUnit(database, now);
+  if (seeded && database.engine === 'postgres') await sql`ANALYZE`.execute(database.kysely);
+  return seeded;
+}
+
+function seedUnit(database: BookingDatabase, now: Date): Promise<boolean> {
   return database.write(async (db) => {
     if (database.engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${SEED_LOCK})`.execute(db);
     if (await db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst()) return false;
