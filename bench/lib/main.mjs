@@ -566,12 +566,14 @@ function targetSummary() {
 }
 
 async function restVsMcpSection() {
-  const { rows, ratios, skipped } = await runRestVsMcp(PLAN.restVsMcp);
+  const { rows, ratios, vsBaseline, skipped } = await runRestVsMcp(PLAN.restVsMcp, BASELINE_DIR);
+  const withBuild = vsBaseline.length > 0;
   log(
     table(
-      ['database', 'request', 'via', 'req/s', 'server CPU µs/req', 'status'],
+      ['database', ...(withBuild ? ['build'] : []), 'request', 'via', 'req/s', 'server CPU µs/req', 'status'],
       rows.map((r) => [
         r.engine,
+        ...(withBuild ? [r.build] : []),
         r.op,
         r.via,
         fmt(r.perSecond, 0),
@@ -582,10 +584,18 @@ async function restVsMcpSection() {
   );
   for (const r of ratios)
     log(`  ${r.engine} ${r.op}: MCP / REST ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})`);
+  for (const r of vsBaseline)
+    log(
+      `  ${r.engine} ${r.op} ${r.via}: this build / baseline ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})` +
+        (r.baselineMcpVsRest === undefined
+          ? ''
+          : `; the baseline's MCP / REST ${fmt(r.baselineMcpVsRest, 2)}×`),
+    );
   for (const reason of skipped) log(`  (skipped ${reason})`);
   results.restVsMcp = {
     contenders: rows.map((r) => ({
       engine: r.engine,
+      build: r.build,
       op: r.op,
       via: r.via,
       perSecond: round(r.perSecond, 0),
@@ -598,6 +608,17 @@ async function restVsMcpSection() {
       low: round(r.low, 2),
       high: round(r.high, 2),
     })),
+    ...(vsBaseline.length > 0
+      ? {
+          vsBaseline: vsBaseline.map((r) => ({
+            ...r,
+            ratio: round(r.ratio, 3),
+            low: round(r.low, 2),
+            high: round(r.high, 2),
+            baselineMcpVsRest: r.baselineMcpVsRest === undefined ? undefined : round(r.baselineMcpVsRest, 3),
+          })),
+        }
+      : {}),
   };
 }
 

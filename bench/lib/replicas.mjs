@@ -15,8 +15,13 @@ import { median, quantile } from './stats.mjs';
 
 export const run = promisify(execFile);
 const BOOKING = fileURLToPath(new URL('../../examples/booking/dist/', import.meta.url));
-const MAIN = join(BOOKING, 'main.js');
-export const CLI = join(BOOKING, 'cli.js');
+
+/** The built booking example of a checkout: its server and its CLI (this build's by default). */
+export function bookingBuild(dir = join(BOOKING, '../../..')) {
+  const dist = join(dir, 'examples/booking/dist');
+  return { main: join(dist, 'main.js'), cli: join(dist, 'cli.js') };
+}
+const THIS_BUILD = bookingBuild();
 const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LIMITS = JSON.stringify({
   read: { capacity: 1_000_000, refillPerSecond: 1_000_000 },
@@ -24,9 +29,9 @@ const LIMITS = JSON.stringify({
 });
 export const MODERN = '2026-07-28';
 
-/** Starts one booking server process and resolves with its MCP URL. */
-export function startServer(env) {
-  const child = spawn(process.execPath, [MAIN], {
+/** Starts one booking server process (of `build`, this one by default) and resolves with its MCP URL. */
+export function startServer(env, build = THIS_BUILD) {
+  const child = spawn(process.execPath, [build.main], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', BOOKING_RATE_LIMITS: LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -51,11 +56,11 @@ export async function stopServer(server) {
   await gone;
 }
 
-export async function mint(env) {
+export async function mint(env, build = THIS_BUILD) {
   const { stdout } = await run(
     process.execPath,
     [
-      CLI,
+      build.cli,
       'token',
       'create',
       '--workspace',

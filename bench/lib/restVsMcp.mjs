@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
-  CLI,
+  bookingBuild,
   createArgs,
   exchange,
   mint,
@@ -38,8 +38,8 @@ function cpuSeconds(pid) {
 }
 
 /** An API token of Olivia through the product's own sign-in: a password from the CLI, a session, a token. */
-export async function apiToken(origin, env) {
-  const { stdout } = await run(process.execPath, [CLI, 'person', 'password', 'ws_acme', 'p_olivia'], {
+export async function apiToken(origin, env, build = bookingBuild()) {
+  const { stdout } = await run(process.execPath, [build.cli, 'person', 'password', 'ws_acme', 'p_olivia'], {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
   });
   const password = /\(shown once\): (\S+)/.exec(stdout)?.[1];
@@ -156,23 +156,47 @@ async function round(server, request, { roundMs, concurrency }, counter) {
   };
 }
 
-/** Measures one engine's server; returns a row per contender and the MCP / REST ratio per operation. */
-async function measureEngine(label, env, plan, counter) {
-  const server = await startServer(env);
+/** Per-round ratios of two contenders' req/s: the median and the range. */
+function pairedRatio(numerator, denominator) {
+  const perRound = numerator.map((m, r) => m.perSecond / denominator[r].perSecond);
+  return { ratio: median(perRound), low: Math.min(...perRound), high: Math.max(...perRound) };
+}
+
+/** One booking server of `build` on its own database (`env`), with both tokens and its six requests. */
+async function contendersOf(label, env, build) {
+  const server = await startServer(env, build);
   try {
-    const tokens = { mcp: await mint(env), rest: await apiToken(new URL(server.url).origin, env) };
-    const requests = requestsOf(server, tokens);
+    const origin = new URL(server.url).origin;
+    const tokens = { mcp: await mint(env, build), rest: await apiToken(origin, env, build) };
+    return { server, requests: requestsOf(server, tokens).map((request) => ({ ...request, build: label })) };
+  } catch (error) {
+    await stopServer(server);
+    throw error;
+  }
+}
+
+/**
+ * Measures one engine's server, and with `baseline` (a booking build of another checkout, on
+ * its own database) that build's server in the same rounds; returns a row per contender, the
+ * MCP / REST ratio per operation, and this build / baseline per request.
+ */
+async function measureEngine(label, envs, plan, counter, baseline) {
+  const servers = [await contendersOf('this build', envs.current, bookingBuild())];
+  try {
+    if (baseline) servers.push(await contendersOf('baseline', envs.baseline, baseline));
+    const requests = servers.flatMap((s) => s.requests.map((request) => ({ ...request, server: s.server })));
     for (const request of requests)
-      await round(server, request, { ...plan, roundMs: plan.warmupMs }, counter);
+      await round(request.server, request, { ...plan, roundMs: plan.warmupMs }, counter);
     const rounds = requests.map(() => []);
     for (let r = 0; r < plan.rounds; r++) {
       for (let k = 0; k < requests.length; k++) {
         const i = (k + r) % requests.length;
-        rounds[i].push(await round(server, requests[i], plan, counter));
+        rounds[i].push(await round(requests[i].server, requests[i], plan, counter));
       }
     }
     const rows = requests.map((request, i) => ({
       engine: label,
+      build: request.build,
       op: request.op,
       via: request.via,
       perSecond: median(rounds[i].map((x) => x.perSecond)),
@@ -180,51 +204,70 @@ async function measureEngine(label, env, plan, counter) {
       errors: rounds[i].reduce((n, x) => n + x.errors, 0),
       sample: rounds[i].find((x) => x.sample)?.sample,
     }));
-    const ratios = ['create', 'get', 'list 20'].map((op) => {
-      const rest = rounds[requests.findIndex((q) => q.op === op && q.via === 'REST')];
-      const mcp = rounds[requests.findIndex((q) => q.op === op && q.via === 'MCP')];
-      const perRound = mcp.map((m, r) => m.perSecond / rest[r].perSecond);
-      return {
-        engine: label,
-        op,
-        ratio: median(perRound),
-        low: Math.min(...perRound),
-        high: Math.max(...perRound),
-      };
-    });
-    return { rows, ratios };
+    const roundsOf = (build, op, via) =>
+      rounds[requests.findIndex((q) => q.build === build && q.op === op && q.via === via)];
+    const ops = ['create', 'get', 'list 20'];
+    const ratios = ops.map((op) => ({
+      engine: label,
+      op,
+      ...pairedRatio(roundsOf('this build', op, 'MCP'), roundsOf('this build', op, 'REST')),
+    }));
+    const vsBaseline = baseline
+      ? ops.flatMap((op) =>
+          ['REST', 'MCP'].map((via) => ({
+            engine: label,
+            op,
+            via,
+            ...pairedRatio(roundsOf('this build', op, via), roundsOf('baseline', op, via)),
+            baselineMcpVsRest:
+              via === 'MCP'
+                ? pairedRatio(roundsOf('baseline', op, 'MCP'), roundsOf('baseline', op, 'REST')).ratio
+                : undefined,
+          })),
+        )
+      : [];
+    return { rows, ratios, vsBaseline };
   } finally {
-    await stopServer(server);
+    await Promise.all(servers.map((s) => stopServer(s.server)));
   }
 }
 
-export async function runRestVsMcp(plan) {
+/** Section 6 on SQLite, then on PostgreSQL when a server answers; `baselineDir`: another checkout, installed and built. */
+export async function runRestVsMcp(plan, baselineDir) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-rest-mcp-'));
   const counter = { creates: 0, reads: 0 };
-  const results = { rows: [], ratios: [], skipped: [] };
+  const baseline = baselineDir ? bookingBuild(baselineDir) : undefined;
+  const results = { rows: [], ratios: [], vsBaseline: [], skipped: [] };
+  const collect = (measured) => {
+    results.rows.push(...measured.rows);
+    results.ratios.push(...measured.ratios);
+    results.vsBaseline.push(...measured.vsBaseline);
+  };
   try {
-    const sqlite = await measureEngine(
-      'SQLite',
-      { BOOKING_DB: join(dir, 'booking.db'), DATABASE_URL: '' },
-      plan,
-      counter,
+    const sqliteEnv = (name) => ({ BOOKING_DB: join(dir, name), DATABASE_URL: '' });
+    collect(
+      await measureEngine(
+        'SQLite',
+        { current: sqliteEnv('booking.db'), baseline: sqliteEnv('baseline.db') },
+        plan,
+        counter,
+        baseline,
+      ),
     );
-    results.rows.push(...sqlite.rows);
-    results.ratios.push(...sqlite.ratios);
-    let database;
+    const databases = [];
     try {
-      database = await postgresDatabase();
-    } catch (error) {
-      results.skipped.push(`PostgreSQL: ${String(error?.message ?? error).slice(0, 100)}`);
-    }
-    if (database) {
       try {
-        const pg = await measureEngine('PostgreSQL', { DATABASE_URL: database.url }, plan, counter);
-        results.rows.push(...pg.rows);
-        results.ratios.push(...pg.ratios);
-      } finally {
-        await database.drop();
+        databases.push(await postgresDatabase());
+        if (baseline) databases.push(await postgresDatabase());
+      } catch (error) {
+        results.skipped.push(`PostgreSQL: ${String(error?.message ?? error).slice(0, 100)}`);
       }
+      if (databases.length > (baseline ? 1 : 0)) {
+        const [current, other] = databases.map((database) => ({ DATABASE_URL: database.url }));
+        collect(await measureEngine('PostgreSQL', { current, baseline: other }, plan, counter, baseline));
+      }
+    } finally {
+      for (const database of databases) await database.drop();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
