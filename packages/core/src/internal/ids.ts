@@ -4,17 +4,20 @@ const POOL = new Uint32Array(1024);
 let next = POOL.length;
 
 /**
- * Uniform randomness in [0, 1) from a pooled `crypto.getRandomValues` buffer:
- * one system call per 1,024 draws instead of one per character (ulid's
- * default asks 16 times per id, which dominated a tool call's cost).
+ * 32 random bits from a pooled `crypto.getRandomValues` buffer: one system
+ * call per 1,024 draws instead of one per draw (ulid's default asks 16 times
+ * per id, which dominated a tool call's cost).
  */
-function pooledRandom(): number {
+function pooledWord(): number {
   if (next === POOL.length) {
     globalThis.crypto.getRandomValues(POOL);
     next = 0;
   }
-  return POOL[next++]! / 0x1_0000_0000;
+  return POOL[next++]!;
 }
+
+/** Uniform randomness in [0, 1), from the pool. */
+const pooledRandom = (): number => pooledWord() / 0x1_0000_0000;
 
 /**
  * A fencing token: 96 random bits as 24 hex digits, unique per claim across
@@ -24,10 +27,7 @@ function pooledRandom(): number {
  */
 export function newFence(): string {
   let hex = '';
-  for (let i = 0; i < 3; i++)
-    hex += Math.floor(pooledRandom() * 0x1_0000_0000)
-      .toString(16)
-      .padStart(8, '0');
+  for (let i = 0; i < 3; i++) hex += pooledWord().toString(16).padStart(8, '0');
   return hex;
 }
 
