@@ -48,6 +48,12 @@ export interface BookingAppSettings {
   /** How often housekeeping purges expired rows (guard stores, REST sessions); default 60 s. */
   readonly housekeepingIntervalMs?: number;
   /**
+   * How long a kill switch read is reused (`createSwitches`' `readCacheMs`);
+   * default 250 ms. Every process on one database (servers, CLI) must use the
+   * same value: a flip resolves only once this long has passed after its commit.
+   */
+  readonly switchReadCacheMs?: number;
+  /**
    * The product's public origin (`https://booking.example`), where approval
    * pages live; default the address `serveHttp` listens on.
    */
@@ -177,7 +183,12 @@ function wire(
   const ports = createOutboundPorts(clock);
   const people = new PeopleDirectory(database, clock);
   const apiAccess = new ApiAccess(database, people, clock);
-  const { credentialsOver, ...access } = accessControl(database, people, clock);
+  const { credentialsOver, ...access } = accessControl(
+    database,
+    people,
+    clock,
+    options.switchReadCacheMs ?? SWITCH_READ_CACHE_MS,
+  );
   const publicUrl = publicUrlOf(options.publicUrl);
   const oauth = createAuthorizationServer({
     store: database.stores.authorization,
@@ -245,6 +256,9 @@ function wire(
   };
 }
 
+/** How long a kill switch read is reused, and how long a flip waits after its commit (the same in every process). */
+const SWITCH_READ_CACHE_MS = 250;
+
 /** A unit of work that runs inside the open unit `handle`: its writes join that transaction. */
 function joining(handle: unknown): UnitOfWork {
   return Object.freeze({ atomic: true, run: <T>(work: (unit: unknown) => Promise<T>) => work(handle) });
@@ -255,7 +269,12 @@ function joining(handle: unknown): UnitOfWork {
  * same service over another unit of work (`credentialsOver`), and the kill
  * switches (I6).
  */
-function accessControl(database: BookingDatabase, people: PeopleDirectory, clock: () => Date) {
+function accessControl(
+  database: BookingDatabase,
+  people: PeopleDirectory,
+  clock: () => Date,
+  switchReadCacheMs: number,
+) {
   const { stores } = database;
   const credentialStore = stores.credentials;
   const credentialsOver = (unitOfWork: UnitOfWork) =>
@@ -275,6 +294,7 @@ function accessControl(database: BookingDatabase, people: PeopleDirectory, clock
     unitOfWork: stores.unitOfWork,
     tenantDefault: true,
     clock,
+    readCacheMs: switchReadCacheMs,
   });
   return { credentialStore, credentials, credentialsOver, switches };
 }

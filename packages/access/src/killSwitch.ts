@@ -21,6 +21,17 @@ export interface SwitchesOptions {
    * other, and a crash between them leaves a change without its row.
    */
   readonly unitOfWork?: UnitOfWork;
+  /**
+   * How long, in ms, a switch read may be reused before the store is read
+   * again; default 0: every read goes to the store. Above 0, each change
+   * resolves only this long after it committed, so when `setGlobal` or
+   * `setTenantAccess` resolves, no process that reads with the same or a
+   * smaller `readCacheMs` still answers the value before. Set it on a shared
+   * database (one round trip per switch per call saved), with the same value
+   * in every process that reads or flips: the servers, the CLI, the admin
+   * pages. At most 5,000.
+   */
+  readonly readCacheMs?: number;
 }
 
 /** Who flips a switch, for the audit row. */
@@ -45,6 +56,9 @@ export interface Switches {
 }
 
 const GLOBAL_KEY = 'mcp.kill';
+const MAX_READ_CACHE_MS = 5_000;
+/** Most tenant switches a process keeps read; beyond it the oldest is read again. */
+const MAX_CACHED_KEYS = 10_000;
 const tenantKey = (tenantId: string) => `mcp.tenant.${tenantId}`;
 
 /**
@@ -63,12 +77,18 @@ export function createSwitches(options: SwitchesOptions): Switches {
     throw new ConfigurationError(
       'createSwitches: audit must be an AuditStore: every change is audited (I6).',
     );
+  const readCacheMs = options.readCacheMs ?? 0;
+  if (!Number.isInteger(readCacheMs) || readCacheMs < 0 || readCacheMs > MAX_READ_CACHE_MS)
+    throw new ConfigurationError(
+      `createSwitches: readCacheMs must be a whole number of ms from 0 to ${MAX_READ_CACHE_MS}.`,
+    );
   const tenantDefault = options.tenantDefault ?? true;
   const clock = options.clock ?? (() => new Date());
   const { store, audit } = options;
+  const read = readCacheMs === 0 ? (key: string) => store.get(key) : cachedReads(store, readCacheMs);
 
-  const record = (key: string, after: boolean, by: SwitchActor, tenantId: string | null) =>
-    audited(options.unitOfWork, async (unit) => {
+  const record = async (key: string, after: boolean, by: SwitchActor, tenantId: string | null) => {
+    await audited(options.unitOfWork, async (unit) => {
       const before = await store.set(key, after, unit);
       await audit.append(
         auditRow(
@@ -86,8 +106,11 @@ export function createSwitches(options: SwitchesOptions): Switches {
         unit,
       );
     });
-  const isGlobalOn = async () => (await store.get(GLOBAL_KEY)) === true;
-  const tenantAccess = async (tenantId: string) => (await store.get(tenantKey(tenantId))) ?? tenantDefault;
+    // every read that began before the commit has expired in every process when this resolves
+    if (readCacheMs > 0) await new Promise((resolve) => setTimeout(resolve, readCacheMs + 1));
+  };
+  const isGlobalOn = async () => (await read(GLOBAL_KEY)) === true;
+  const tenantAccess = async (tenantId: string) => (await read(tenantKey(tenantId))) ?? tenantDefault;
 
   return Object.freeze({
     setGlobal: (on: boolean, by: SwitchActor) => record(GLOBAL_KEY, on, by, null),
@@ -96,4 +119,31 @@ export function createSwitches(options: SwitchesOptions): Switches {
     isGlobalOn,
     tenantAccess,
   });
+}
+
+/**
+ * Reads of `store` reused for `maxAgeMs` after each read began (on the
+ * monotonic clock, so a read answered late expires as early as one answered
+ * at once); reads of one key in flight together share the store's answer; a
+ * failed read is never kept. At most {@link MAX_CACHED_KEYS} keys.
+ */
+function cachedReads(store: SwitchStore, maxAgeMs: number) {
+  const reads = new Map<string, { readonly began: number; readonly value: Promise<boolean | undefined> }>();
+  return (key: string): Promise<boolean | undefined> => {
+    const now = performance.now();
+    const kept = reads.get(key);
+    if (kept && now - kept.began < maxAgeMs) return kept.value;
+    reads.delete(key);
+    if (reads.size >= MAX_CACHED_KEYS) {
+      for (const [old, entry] of reads) if (now - entry.began >= maxAgeMs) reads.delete(old);
+      if (reads.size >= MAX_CACHED_KEYS) reads.delete(reads.keys().next().value as string);
+    }
+    const value = store.get(key);
+    const entry = { began: now, value };
+    reads.set(key, entry);
+    value.catch(() => {
+      if (reads.get(key) === entry) reads.delete(key);
+    });
+    return value;
+  };
 }

@@ -23,6 +23,20 @@ export function sqliteSwitches(stores: SqliteStores): Switches {
   return switches;
 }
 
+/** The kill switches of servers that share one database with other processes: each read reused for 250 ms. */
+export function sharedSwitches(stores: SqliteStores): Switches {
+  // #region cached
+  const switches = createSwitches({
+    store: stores.switches,
+    audit: stores.audit,
+    unitOfWork: stores.unitOfWork,
+    // a read serves the calls of the next 250 ms; a flip resolves 250 ms after its commit
+    readCacheMs: 250, // the same in every process on this database: servers, CLI, admin pages
+  });
+  // #endregion cached
+  return switches;
+}
+
 /** Every guard a server needs, the kill switches among them. */
 export function standardSwitchGuards(stores: SqliteStores, switches: Switches) {
   // #region standard
