@@ -104,6 +104,17 @@ describe('createSwitches readCacheMs', () => {
     expect(state.reads).toBe(2);
   });
 
+  it('keeps at most 10,000 keys: past that, the oldest read is let go first', async () => {
+    const { store, state } = countingStore();
+    const switches = createSwitches({ store, audit: new MemoryAuditStore(), readCacheMs: 5_000 });
+    for (let i = 0; i <= 10_000; i++) await switches.tenantAccess(`t${i}`);
+    expect(state.reads).toBe(10_001);
+    await switches.tenantAccess('t10000');
+    expect(state.reads).toBe(10_001);
+    await switches.tenantAccess('t0');
+    expect(state.reads).toBe(10_002);
+  });
+
   it('refuses a readCacheMs that is not a whole number of ms from 0 to 5,000', () => {
     const { store } = countingStore();
     for (const readCacheMs of [-1, 1.5, 5_001, Number.NaN, '250' as unknown as number]) {
