@@ -113,7 +113,8 @@ describeWithBrowser(availability, 'the docs site in a browser', () => {
     await page.locator('main').getByRole('link', { name: '@gatehousejs/guards', exact: true }).click();
     await page.waitForURL(/\/api\/@gatehousejs\/guards\.html$/);
     const main = page.locator('main');
-    expect(await main.locator('h1').first().textContent()).toContain('@gatehousejs/guards');
+    // the URL changes before the client-side router has rendered the page
+    await expect.poll(() => main.locator('h1').first().textContent()).toContain('@gatehousejs/guards');
     expect(await main.locator('h3#standardguards').count()).toBe(1);
   });
 });
