@@ -138,7 +138,8 @@ function cachedReads(store: SwitchStore, maxAgeMs: number) {
       for (const [old, entry] of reads) if (now - entry.began >= maxAgeMs) reads.delete(old);
       if (reads.size >= MAX_CACHED_KEYS) reads.delete(reads.keys().next().value as string);
     }
-    const value = store.get(key);
+    // a store that throws at once or answers a plain value is read the same way
+    const value = Promise.resolve().then(() => store.get(key));
     const entry = { began: now, value };
     reads.set(key, entry);
     value.catch(() => {

@@ -104,6 +104,22 @@ describe('createSwitches readCacheMs', () => {
     expect(state.reads).toBe(2);
   });
 
+  it('reads a store that throws at once or answers a plain value: the throw refuses that read only', async () => {
+    let calls = 0;
+    const store: SwitchStore = {
+      get: (() => {
+        calls++;
+        if (calls === 1) throw new Error('not connected');
+        return true; // a plain value, not a promise
+      }) as unknown as SwitchStore['get'],
+      set: async () => undefined,
+    };
+    const switches = createSwitches({ store, audit: new MemoryAuditStore(), readCacheMs: 1_000 });
+    await expect(switches.isGlobalOn()).rejects.toThrow('not connected');
+    expect(await switches.isGlobalOn()).toBe(true);
+    expect(calls).toBe(2);
+  });
+
   it('keeps at most 10,000 keys: past that, the oldest read is let go first', async () => {
     const { store, state } = countingStore();
     const switches = createSwitches({ store, audit: new MemoryAuditStore(), readCacheMs: 5_000 });
