@@ -5,6 +5,7 @@ import {
   type SwitchStore,
   type UnitOfWork,
 } from '@gatehousejs/core';
+import { ExpiringMap } from '@gatehousejs/core/internal';
 import { audited } from './internal/audited.js';
 
 /** Options of {@link createSwitches}: the default for tenants is defined here, once. */
@@ -125,25 +126,20 @@ export function createSwitches(options: SwitchesOptions): Switches {
  * Reads of `store` reused for `maxAgeMs` after each read began (on the
  * monotonic clock, so a read answered late expires as early as one answered
  * at once); reads of one key in flight together share the store's answer; a
- * failed read is never kept. At most {@link MAX_CACHED_KEYS} keys.
+ * failed read is never kept. At most {@link MAX_CACHED_KEYS} keys: past it the
+ * oldest read is let go.
  */
 function cachedReads(store: SwitchStore, maxAgeMs: number) {
-  const reads = new Map<string, { readonly began: number; readonly value: Promise<boolean | undefined> }>();
+  const reads = new ExpiringMap<string, Promise<boolean | undefined>>({ limit: MAX_CACHED_KEYS });
   return (key: string): Promise<boolean | undefined> => {
     const now = performance.now();
-    const kept = reads.get(key);
-    if (kept && now - kept.began < maxAgeMs) return kept.value;
-    reads.delete(key);
-    if (reads.size >= MAX_CACHED_KEYS) {
-      for (const [old, entry] of reads) if (now - entry.began >= maxAgeMs) reads.delete(old);
-      if (reads.size >= MAX_CACHED_KEYS) reads.delete(reads.keys().next().value as string);
-    }
+    const kept = reads.get(key, now);
+    if (kept) return kept;
     // a store that throws at once or answers a plain value is read the same way
     const value = Promise.resolve().then(() => store.get(key));
-    const entry = { began: now, value };
-    reads.set(key, entry);
+    reads.set(key, value, now + maxAgeMs, now);
     value.catch(() => {
-      if (reads.get(key) === entry) reads.delete(key);
+      if (reads.get(key, performance.now()) === value) reads.delete(key);
     });
     return value;
   };

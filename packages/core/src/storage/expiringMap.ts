@@ -12,6 +12,12 @@ interface Expiry<K> {
 export class ExpiringMap<K, V> {
   readonly #entries = new Map<K, { value: V; expiresAt: number }>();
   readonly #heap: Expiry<K>[] = [];
+  readonly #limit: number;
+
+  /** `limit`: most entries kept; a write past it lets the soonest-expiring live entry go. Default unbounded. */
+  constructor(options: { readonly limit?: number } = {}) {
+    this.#limit = options.limit ?? Number.POSITIVE_INFINITY;
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -31,6 +37,7 @@ export class ExpiringMap<K, V> {
     this.#entries.set(key, { value, expiresAt });
     this.#push({ key, expiresAt });
     this.sweep(now, 4);
+    while (this.#entries.size > this.#limit) this.#evictSoonest();
   }
 
   delete(key: K): boolean {
@@ -52,6 +59,18 @@ export class ExpiringMap<K, V> {
       }
     }
     return removed;
+  }
+
+  /** Drops the live entry that expires first (stale heap items of keys set again are skipped). */
+  #evictSoonest(): void {
+    for (let top = this.#heap[0]; top; top = this.#heap[0]) {
+      this.#pop();
+      const entry = this.#entries.get(top.key);
+      if (entry && entry.expiresAt === top.expiresAt) {
+        this.#entries.delete(top.key);
+        return;
+      }
+    }
   }
 
   values(now: number): V[] {
