@@ -4,11 +4,11 @@
  * page on another replica) resolves only once every server's reuse of its
  * last read has run out: the next call after the flip is refused.
  */
-import pg from 'pg';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { traceStatements } from '../../../test/statementTrace.js';
 import { createBookingApp } from '../src/app.js';
+import { tracePostgresStatements } from './fixtures/postgresTrace.js';
 import { rawClient, structured } from './fixtures/raw.js';
 import { berlin, testApp } from './fixtures/testApp.js';
 
@@ -72,45 +72,36 @@ describe('kill switch reads on sqlite', () => {
 describe('kill switch reads on postgres', () => {
   it('an MCP get runs one statement more than the REST get (its rate take), and no switch read within 250 ms', async () => {
     // every statement any pool client sends, recorded from before the app connects
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function recorded(this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text?: string };
-      sent.push(typeof config === 'string' ? config : (config?.text ?? ''));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      await using t = await testApp({ engine: 'postgres' });
-      const serving = await t.serve();
-      const person = await t.app.people.byId('p_dan');
-      if (!person) throw new Error('seed missing');
-      const apiToken = (await t.app.apiAccess.createToken(person, 'statement count')).token;
-      const mcp = rawClient(serving.mcpUrl, await t.mint());
-      const rest = async () => {
-        const response = await fetch(`${serving.apiUrl.href}/bookings/bk_ada_boiler`, {
-          headers: { authorization: `Bearer ${apiToken}` },
-        });
-        expect(response.status).toBe(200);
+    using trace = tracePostgresStatements();
+    await using t = await testApp({ engine: 'postgres' });
+    const serving = await t.serve();
+    const person = await t.app.people.byId('p_dan');
+    if (!person) throw new Error('seed missing');
+    const apiToken = (await t.app.apiAccess.createToken(person, 'statement count')).token;
+    const mcp = rawClient(serving.mcpUrl, await t.mint());
+    const rest = async () => {
+      const response = await fetch(`${serving.apiUrl.href}/bookings/bk_ada_boiler`, {
+        headers: { authorization: `Bearer ${apiToken}` },
+      });
+      expect(response.status).toBe(200);
+    };
+    const viaMcp = async () => {
+      expect(structured(await mcp.callTool('get_booking', { id: 'bk_ada_boiler' })).status).toBe('ok');
+    };
+    await rest();
+    await viaMcp();
+    const perGet = async (get: () => Promise<void>) => {
+      trace.take();
+      for (let i = 0; i < 5; i++) await get();
+      const sent = trace.take();
+      return {
+        statements: sent.length / 5,
+        switchReads: sent.filter((sql) => sql.includes('gatehouse_switches')),
       };
-      const viaMcp = async () => {
-        expect(structured(await mcp.callTool('get_booking', { id: 'bk_ada_boiler' })).status).toBe('ok');
-      };
-      await rest();
-      await viaMcp();
-      const perGet = async (get: () => Promise<void>) => {
-        sent.length = 0;
-        for (let i = 0; i < 5; i++) await get();
-        return {
-          statements: sent.length / 5,
-          switchReads: sent.filter((sql) => sql.includes('gatehouse_switches')),
-        };
-      };
-      const restCost = await perGet(rest);
-      const mcpCost = await perGet(viaMcp);
-      expect(mcpCost.switchReads).toEqual([]);
-      expect(mcpCost.statements).toBe(restCost.statements + 1);
-    } finally {
-      pg.Client.prototype.query = query;
-    }
+    };
+    const restCost = await perGet(rest);
+    const mcpCost = await perGet(viaMcp);
+    expect(mcpCost.switchReads).toEqual([]);
+    expect(mcpCost.statements).toBe(restCost.statements + 1);
   });
 });

@@ -1,20 +1,45 @@
 /**
- * What a create costs the database through each adapter, over HTTP, counted
- * on every SQLite connection (the write handle, the stores' bookkeeping
- * connection, the read connection): an MCP create runs at most the REST
- * create's statements + 6 (its rate take, its replay claim and completion),
- * and neither runs a PRAGMA.
+ * What a create costs the database through each adapter, over HTTP: an MCP
+ * create runs at most the REST create's statements + 6 (its rate take, its
+ * replay claim and completion, the duplicate check). On SQLite every
+ * connection is counted (the write handle, the stores' bookkeeping
+ * connection, the read connection) and neither adapter runs a PRAGMA; on
+ * PostgreSQL every pooled client is counted, and neither sets anything for
+ * the session (the claim's `synchronous_commit = off` is its transaction's).
  */
 import { describe, expect, it } from 'vitest';
 import { isPragma, traceStatements } from '../../../test/statementTrace.js';
+import { tracePostgresStatements } from './fixtures/postgresTrace.js';
 import { rawClient, structured } from './fixtures/raw.js';
 import { berlin, testApp } from './fixtures/testApp.js';
 
 const ROUNDS = 10;
 
-describe('create_booking and POST /bookings', () => {
-  it('an MCP create runs at most the REST create’s statements + 6, and neither runs a PRAGMA', async () => {
-    await using t = await testApp();
+/** The statements each engine's trace saw since the last call, and which of them it forbids here. */
+function traceOf(engine: 'sqlite' | 'postgres') {
+  if (engine === 'postgres') {
+    const trace = tracePostgresStatements();
+    const sessionSetting = (sql: string) =>
+      /^\s*(SET|RESET)\s+(?!LOCAL\b)/i.test(sql) || /set_config\([^)]*false\s*\)/i.test(sql);
+    return {
+      take: () => trace.take(),
+      forbidden: sessionSetting,
+      [Symbol.dispose]: () => trace[Symbol.dispose](),
+    };
+  }
+  const trace = traceStatements();
+  return {
+    take: () => trace.take().map((statement) => statement.source),
+    forbidden: (sql: string) => isPragma({ source: sql }),
+    [Symbol.dispose]: () => trace[Symbol.dispose](),
+  };
+}
+
+describe.each(['sqlite', 'postgres'] as const)('create_booking and POST /bookings on %s', (engine) => {
+  it('an MCP create runs at most the REST create’s statements + 6, and neither runs a PRAGMA or a session setting', async () => {
+    // on PostgreSQL the trace patches pg's client before the app's pool connects
+    using trace = traceOf(engine);
+    await using t = await testApp({ engine });
     const serving = await t.serve();
     const person = await t.app.people.byId('p_dan');
     if (!person) throw new Error('seed missing');
@@ -48,18 +73,19 @@ describe('create_booking and POST /bookings', () => {
       await rest();
       await viaMcp();
     }
-    using trace = traceStatements();
     const perCreate = async (create: () => Promise<void>) => {
       trace.take();
       for (let i = 0; i < ROUNDS; i++) await create();
       const ran = trace.take();
-      return { statements: ran.length / ROUNDS, pragmas: ran.filter(isPragma).length };
+      return { statements: ran.length / ROUNDS, forbidden: ran.filter(trace.forbidden) };
     };
     const restCost = await perCreate(rest);
     const mcpCost = await perCreate(viaMcp);
-    console.info(`statements per create: REST ${restCost.statements}, MCP ${mcpCost.statements}`);
-    expect(restCost.pragmas).toBe(0);
-    expect(mcpCost.pragmas).toBe(0);
+    console.info(
+      `statements per create on ${engine}: REST ${restCost.statements}, MCP ${mcpCost.statements}`,
+    );
+    expect(restCost.forbidden).toEqual([]);
+    expect(mcpCost.forbidden).toEqual([]);
     expect(mcpCost.statements).toBeLessThanOrEqual(restCost.statements + 6);
     expect(
       await t.count('bookings', "customer_id = 'cu_alan' AND duration_minutes = 30"),
