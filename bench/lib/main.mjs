@@ -551,7 +551,7 @@ function targetSummary() {
     if (r.op === 'list 20') continue;
     rows.push({
       target: `booking on ${r.engine}: MCP ${r.op} / REST ${r.op} ≥ ${TARGETS.mcpVsRest}`,
-      measured: `${fmt(r.ratio, 3)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})`,
+      measured: `${fmt(r.ratio, 3)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}; server CPU ${fmt(r.byCpu, 2)}×)`,
       met: r.ratio >= TARGETS.mcpVsRest,
     });
   }
@@ -583,7 +583,10 @@ async function restVsMcpSection() {
     ),
   );
   for (const r of ratios)
-    log(`  ${r.engine} ${r.op}: MCP / REST ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})`);
+    log(
+      `  ${r.engine} ${r.op}: MCP / REST ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}); ` +
+        `by server CPU per request ${fmt(r.byCpu, 2)}×`,
+    );
   for (const r of vsBaseline)
     log(
       `  ${r.engine} ${r.op} ${r.via}: this build / baseline ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)})` +
@@ -607,6 +610,7 @@ async function restVsMcpSection() {
       ratio: round(r.ratio, 3),
       low: round(r.low, 2),
       high: round(r.high, 2),
+      byCpu: round(r.byCpu, 3),
     })),
     ...(vsBaseline.length > 0
       ? {
@@ -615,6 +619,7 @@ async function restVsMcpSection() {
             ratio: round(r.ratio, 3),
             low: round(r.low, 2),
             high: round(r.high, 2),
+            byCpu: round(r.byCpu, 3),
             baselineMcpVsRest: r.baselineMcpVsRest === undefined ? undefined : round(r.baselineMcpVsRest, 3),
           })),
         }

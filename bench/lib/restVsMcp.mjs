@@ -156,10 +156,22 @@ async function round(server, request, { roundMs, concurrency }, counter) {
   };
 }
 
-/** Per-round ratios of two contenders' req/s: the median and the range. */
+/**
+ * Per-round ratios of two contenders' req/s: the median and the range; and
+ * `byCpu`, the median per-round ratio of the denominator's server CPU per
+ * request to the numerator's (above 1: the numerator costs the server less).
+ */
 function pairedRatio(numerator, denominator) {
   const perRound = numerator.map((m, r) => m.perSecond / denominator[r].perSecond);
-  return { ratio: median(perRound), low: Math.min(...perRound), high: Math.max(...perRound) };
+  const byCpu = numerator
+    .map((m, r) => denominator[r].cpuUsPerRequest / m.cpuUsPerRequest)
+    .filter((ratio) => Number.isFinite(ratio));
+  return {
+    ratio: median(perRound),
+    low: Math.min(...perRound),
+    high: Math.max(...perRound),
+    byCpu: byCpu.length > 0 ? median(byCpu) : undefined,
+  };
 }
 
 /** One booking server of `build` on its own database (`env`), with both tokens and its six requests. */
