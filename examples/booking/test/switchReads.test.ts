@@ -14,6 +14,14 @@ import { berlin, testApp } from './fixtures/testApp.js';
 
 const OPS = { actorId: 'ops', channel: 'cli' };
 
+/**
+ * The counting tests reuse a switch read for 5 s, not the booking's 250 ms:
+ * far longer than their few calls take on a slow machine, so a read falling
+ * due mid-count cannot make them flaky. The reuse is the same code either way;
+ * the flip tests above run with the booking's own 250 ms.
+ */
+const COUNTING_READ_REUSE_MS = 5_000;
+
 describe.each(['sqlite', 'postgres'] as const)('kill switch reads on %s', (engine) => {
   it('a flip from another process refuses the very next call, although the server had just read the switch', async () => {
     await using t = await testApp({ engine });
@@ -56,8 +64,8 @@ describe.each(['sqlite', 'postgres'] as const)('kill switch reads on %s', (engin
 });
 
 describe('kill switch reads on sqlite', () => {
-  it('reads neither switch again within 250 ms: calls in a row run no switch statement after the first', async () => {
-    await using t = await testApp();
+  it('reads neither switch again within its reuse window: calls in a row run no switch statement after the first', async () => {
+    await using t = await testApp({ switchReadCacheMs: COUNTING_READ_REUSE_MS });
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
     expect((await client.listTools()).status).toBe(200);
     using trace = traceStatements();
@@ -70,10 +78,10 @@ describe('kill switch reads on sqlite', () => {
 });
 
 describe('kill switch reads on postgres', () => {
-  it('an MCP get runs one statement more than the REST get (its rate take), and no switch read within 250 ms', async () => {
+  it('an MCP get runs one statement more than the REST get (its rate take), and no switch read within its reuse window', async () => {
     // every statement any pool client sends, recorded from before the app connects
     using trace = tracePostgresStatements();
-    await using t = await testApp({ engine: 'postgres' });
+    await using t = await testApp({ engine: 'postgres', switchReadCacheMs: COUNTING_READ_REUSE_MS });
     const serving = await t.serve();
     const person = await t.app.people.byId('p_dan');
     if (!person) throw new Error('seed missing');
