@@ -10,17 +10,9 @@ import { traceStatements } from '../../../test/statementTrace.js';
 import { createBookingApp } from '../src/app.js';
 import { tracePostgresStatements } from './fixtures/postgresTrace.js';
 import { rawClient, structured } from './fixtures/raw.js';
-import { berlin, testApp } from './fixtures/testApp.js';
+import { berlin, COUNTING_SWITCH_READ_CACHE_MS, testApp } from './fixtures/testApp.js';
 
 const OPS = { actorId: 'ops', channel: 'cli' };
-
-/**
- * The counting tests reuse a switch read for 5 s, not the booking's 250 ms:
- * far longer than their few calls take on a slow machine, so a read falling
- * due mid-count cannot make them flaky. The reuse is the same code either way;
- * the flip tests above run with the booking's own 250 ms.
- */
-const COUNTING_READ_REUSE_MS = 5_000;
 
 describe.each(['sqlite', 'postgres'] as const)('kill switch reads on %s', (engine) => {
   it('a flip from another process refuses the very next call, although the server had just read the switch', async () => {
@@ -65,7 +57,7 @@ describe.each(['sqlite', 'postgres'] as const)('kill switch reads on %s', (engin
 
 describe('kill switch reads on sqlite', () => {
   it('reads neither switch again within its reuse window: calls in a row run no switch statement after the first', async () => {
-    await using t = await testApp({ switchReadCacheMs: COUNTING_READ_REUSE_MS });
+    await using t = await testApp({ switchReadCacheMs: COUNTING_SWITCH_READ_CACHE_MS });
     const client = rawClient((await t.serve()).mcpUrl, await t.mint());
     expect((await client.listTools()).status).toBe(200);
     using trace = traceStatements();
@@ -81,7 +73,7 @@ describe('kill switch reads on postgres', () => {
   it('an MCP get runs one statement more than the REST get (its rate take), and no switch read within its reuse window', async () => {
     // every statement any pool client sends, recorded from before the app connects
     using trace = tracePostgresStatements();
-    await using t = await testApp({ engine: 'postgres', switchReadCacheMs: COUNTING_READ_REUSE_MS });
+    await using t = await testApp({ engine: 'postgres', switchReadCacheMs: COUNTING_SWITCH_READ_CACHE_MS });
     const serving = await t.serve();
     const person = await t.app.people.byId('p_dan');
     if (!person) throw new Error('seed missing');

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { isPragma, traceStatements } from '../../../test/statementTrace.js';
 import { tracePostgresStatements } from './fixtures/postgresTrace.js';
 import { rawClient, structured } from './fixtures/raw.js';
-import { berlin, testApp } from './fixtures/testApp.js';
+import { berlin, COUNTING_SWITCH_READ_CACHE_MS, testApp } from './fixtures/testApp.js';
 
 const ROUNDS = 10;
 
@@ -39,9 +39,7 @@ describe.each(['sqlite', 'postgres'] as const)('create_booking and POST /booking
   it('an MCP create runs at most the REST create’s statements + 6, and neither runs a PRAGMA or a session setting', async () => {
     // on PostgreSQL the trace patches pg's client before the app's pool connects
     using trace = traceOf(engine);
-    // switch reads reused for 5 s: a read falling due mid-count (every 250 ms by default) would
-    // add statements in proportion to how slow the machine is, not to the creates
-    await using t = await testApp({ engine, switchReadCacheMs: 5_000 });
+    await using t = await testApp({ engine, switchReadCacheMs: COUNTING_SWITCH_READ_CACHE_MS });
     const serving = await t.serve();
     const person = await t.app.people.byId('p_dan');
     if (!person) throw new Error('seed missing');

@@ -27,6 +27,12 @@ function desk(clockAheadMs: number, rename?: string) {
   return server as unknown as GatehouseServer<string>;
 }
 
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': ERA,
+  'io.modelcontextprotocol/clientInfo': { name: 'twin', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
 const preview: TwinRequest = {
   headers: {
     host: 'localhost',
@@ -44,11 +50,7 @@ const preview: TwinRequest = {
     params: {
       name: 'notify_owner',
       arguments: { note_id: 'n1' },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': ERA,
-        'io.modelcontextprotocol/clientInfo': { name: 'twin', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
+      _meta: ENVELOPE,
     },
   },
 };
@@ -75,7 +77,7 @@ describe('the native twins’ comparison', () => {
           jsonrpc: '2.0',
           id: 2,
           method: 'server/discover',
-          params: { _meta: (preview.body as { params: { _meta: object } }).params._meta },
+          params: { _meta: ENVELOPE },
         },
       };
       const exchange = await renamed.send(discover);
