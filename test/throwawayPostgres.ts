@@ -7,11 +7,11 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { accessSync, chownSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freeLoopbackPorts } from './freePorts.js';
 
 const run = promisify(execFile);
 
@@ -105,20 +105,6 @@ async function binary(tool: string, args: readonly string[]): Promise<string> {
   return stdout;
 }
 
-/** A loopback port nobody listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
 /** Hands `path` to the user the server runs as (when this process is root). */
 function own(path: string): void {
   if (process.getuid?.() !== 0) return;
@@ -207,7 +193,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres | unde
   };
   // Another process may take the port between choosing and binding it: a few tries.
   for (let attempt = 0; ; attempt++) {
-    port = await freePort();
+    port = (await freeLoopbackPorts(1))[0] as number;
     writeFileSync(join(data, 'postgresql.auto.conf'), settings(root, port));
     own(join(data, 'postgresql.auto.conf'));
     try {

@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +21,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild } from '../../../test/childBundle.js';
+import { freeLoopbackPorts } from '../../../test/freePorts.js';
 import { type BookingApp, createBookingApp } from '../src/app.js';
 import type { DatabaseConfig } from '../src/db/open.js';
 import { ROTATION_LOCK } from '../src/demoToken.js';
@@ -99,21 +100,6 @@ interface Gate {
   release(): Promise<void>;
 }
 
-/** `count` ports free right now on loopback. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => createServer());
-  const ports = await Promise.all(
-    servers.map(
-      (server) =>
-        new Promise<number>((resolve) =>
-          server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-        ),
-    ),
-  );
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
-
 /** Whether something accepts connections on loopback `port`. */
 const listening = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -132,7 +118,7 @@ const listening = (port: number): Promise<boolean> =>
  * {@link GATE_MS}, within their lock wait), it lets them go together.
  */
 async function sqliteGate(file: string): Promise<Gate> {
-  const ports = await freePorts(STARTS);
+  const ports = await freeLoopbackPorts(STARTS);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   const some = async () => (await Promise.all(ports.map(listening))).some(Boolean);
