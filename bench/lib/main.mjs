@@ -551,7 +551,7 @@ function targetSummary() {
     if (r.op === 'list 20') continue;
     rows.push({
       target: `booking on ${r.engine}: MCP ${r.op} / REST ${r.op} ≥ ${TARGETS.mcpVsRest}`,
-      measured: `${fmt(r.ratio, 3)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}; server CPU ${fmt(r.byCpu, 2)}×)`,
+      measured: `${fmt(r.ratio, 3)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}; CPU: server ${fmt(r.byCpu, 2)}×, all ${fmt(r.byAllCpu, 2)}×)`,
       met: r.ratio >= TARGETS.mcpVsRest,
     });
   }
@@ -570,7 +570,17 @@ async function restVsMcpSection() {
   const withBuild = vsBaseline.length > 0;
   log(
     table(
-      ['database', ...(withBuild ? ['build'] : []), 'request', 'via', 'req/s', 'server CPU µs/req', 'status'],
+      [
+        'database',
+        ...(withBuild ? ['build'] : []),
+        'request',
+        'via',
+        'req/s',
+        'CPU µs/req: server',
+        'callers',
+        'database',
+        'status',
+      ],
       rows.map((r) => [
         r.engine,
         ...(withBuild ? [r.build] : []),
@@ -578,6 +588,8 @@ async function restVsMcpSection() {
         r.via,
         fmt(r.perSecond, 0),
         fmt(r.cpuUsPerRequest, 0),
+        fmt(r.callerCpuUs, 0),
+        r.databaseCpuUs === undefined ? 'in server' : fmt(r.databaseCpuUs, 0),
         flagged(r.errors, r.sample),
       ]),
     ),
@@ -585,7 +597,7 @@ async function restVsMcpSection() {
   for (const r of ratios)
     log(
       `  ${r.engine} ${r.op}: MCP / REST ${fmt(r.ratio, 2)}× (rounds ${fmt(r.low, 2)}–${fmt(r.high, 2)}); ` +
-        `by server CPU per request ${fmt(r.byCpu, 2)}×`,
+        `by CPU per request: the server's ${fmt(r.byCpu, 2)}×, all of it ${fmt(r.byAllCpu, 2)}×`,
     );
   for (const r of vsBaseline)
     log(
@@ -603,6 +615,8 @@ async function restVsMcpSection() {
       via: r.via,
       perSecond: round(r.perSecond, 0),
       cpuUsPerRequest: round(r.cpuUsPerRequest, 0),
+      callerCpuUs: round(r.callerCpuUs, 0),
+      databaseCpuUs: r.databaseCpuUs === undefined ? undefined : round(r.databaseCpuUs, 0),
       errors: r.errors,
     })),
     ratios: ratios.map((r) => ({
@@ -611,6 +625,7 @@ async function restVsMcpSection() {
       low: round(r.low, 2),
       high: round(r.high, 2),
       byCpu: round(r.byCpu, 3),
+      byAllCpu: round(r.byAllCpu, 3),
     })),
     ...(vsBaseline.length > 0
       ? {
@@ -620,6 +635,7 @@ async function restVsMcpSection() {
             low: round(r.low, 2),
             high: round(r.high, 2),
             byCpu: round(r.byCpu, 3),
+            byAllCpu: round(r.byAllCpu, 3),
             baselineMcpVsRest: r.baselineMcpVsRest === undefined ? undefined : round(r.baselineMcpVsRest, 3),
           })),
         }

@@ -2,9 +2,10 @@
 // on one booking server process (the built example) per database, SQLite and PostgreSQL.
 // Six contenders in interleaved rounds, 16 keep-alive callers each: create a booking (distinct
 // start times, one counter across REST and MCP), get one booking, list 20 bookings. Each row
-// gives requests per second and the server process's CPU per request (read from /proc), and
-// each operation the ratio MCP / REST, the median of its per-round ratios.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// gives requests per second and the CPU per request of the server process, of the callers (this
+// process) and of PostgreSQL's processes, all sharing the machine's cores; and each operation
+// the ratio MCP / REST, the median of its per-round ratios.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,6 +37,35 @@ function cpuSeconds(pid) {
     return undefined;
   }
 }
+
+/** CPU seconds every `postgres` process of this machine has used (backends, WAL writer and the rest), or undefined off Linux. */
+function postgresCpuSeconds() {
+  let pids;
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  let seconds = 0;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') seconds += cpuSeconds(pid) ?? 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return seconds;
+}
+
+/** CPU seconds this process (the callers) has used. */
+const callerCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+/** Microseconds per request of a CPU counter read before and after `done` requests. */
+const perRequest = (before, after, done) =>
+  before === undefined || after === undefined || done === 0 ? undefined : ((after - before) * 1e6) / done;
 
 /** An API token of Olivia through the product's own sign-in: a password from the CLI, a session, a token. */
 export async function apiToken(origin, env, build = bookingBuild()) {
@@ -122,9 +152,14 @@ export function requestsOf(server, tokens) {
   ];
 }
 
-/** One round of one contender: 16 keep-alive callers for `roundMs`; requests, errors and server CPU. */
-async function round(server, request, { roundMs, concurrency }, counter) {
+/**
+ * One round of one contender: 16 keep-alive callers for `roundMs`; requests, errors, and CPU per
+ * request of the server, the callers and (with `databaseCpu`) the database.
+ */
+async function round(server, request, { roundMs, concurrency }, counter, databaseCpu) {
   const cpuBefore = cpuSeconds(server.child.pid);
+  const callersBefore = callerCpuSeconds();
+  const databaseBefore = databaseCpu?.();
   const deadline = performance.now() + roundMs;
   const started = performance.now();
   let done = 0;
@@ -146,11 +181,17 @@ async function round(server, request, { roundMs, concurrency }, counter) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuSeconds(server.child.pid);
-  const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  const cpuUsPerRequest = perRequest(cpuBefore, cpuSeconds(server.child.pid), done);
+  const callerCpuUs = perRequest(callersBefore, callerCpuSeconds(), done);
+  // SQLite runs inside the server process: its CPU is the server's.
+  const databaseCpuUs = databaseCpu ? perRequest(databaseBefore, databaseCpu(), done) : undefined;
+  const parts = [cpuUsPerRequest, callerCpuUs, ...(databaseCpu ? [databaseCpuUs] : [])];
   return {
     perSecond: done / seconds,
-    cpuUsPerRequest: cpu === undefined || done === 0 ? undefined : (cpu * 1e6) / done,
+    cpuUsPerRequest,
+    callerCpuUs,
+    databaseCpuUs,
+    allCpuUs: parts.some((us) => us === undefined) ? undefined : parts.reduce((a, b) => a + b, 0),
     errors,
     sample,
   };
@@ -158,19 +199,22 @@ async function round(server, request, { roundMs, concurrency }, counter) {
 
 /**
  * Per-round ratios of two contenders' req/s: the median and the range; and
- * `byCpu`, the median per-round ratio of the denominator's server CPU per
- * request to the numerator's (above 1: the numerator costs the server less).
+ * the median per-round ratio of the denominator's CPU per request to the
+ * numerator's (above 1: the numerator costs less), `byCpu` of the server's,
+ * `byAllCpu` of the server's, the callers' and the database's together.
  */
 function pairedRatio(numerator, denominator) {
   const perRound = numerator.map((m, r) => m.perSecond / denominator[r].perSecond);
-  const byCpu = numerator
-    .map((m, r) => denominator[r].cpuUsPerRequest / m.cpuUsPerRequest)
-    .filter((ratio) => Number.isFinite(ratio));
+  const cpuRatio = (field) => {
+    const ratios = numerator.map((m, r) => denominator[r][field] / m[field]).filter(Number.isFinite);
+    return ratios.length > 0 ? median(ratios) : undefined;
+  };
   return {
     ratio: median(perRound),
     low: Math.min(...perRound),
     high: Math.max(...perRound),
-    byCpu: byCpu.length > 0 ? median(byCpu) : undefined,
+    byCpu: cpuRatio('cpuUsPerRequest'),
+    byAllCpu: cpuRatio('allCpuUs'),
   };
 }
 
@@ -192,18 +236,18 @@ async function contendersOf(label, env, build) {
  * its own database) that build's server in the same rounds; returns a row per contender, the
  * MCP / REST ratio per operation, and this build / baseline per request.
  */
-async function measureEngine(label, envs, plan, counter, baseline) {
+async function measureEngine(label, envs, plan, counter, baseline, databaseCpu) {
   const servers = [await contendersOf('this build', envs.current, bookingBuild())];
   try {
     if (baseline) servers.push(await contendersOf('baseline', envs.baseline, baseline));
     const requests = servers.flatMap((s) => s.requests.map((request) => ({ ...request, server: s.server })));
     for (const request of requests)
-      await round(request.server, request, { ...plan, roundMs: plan.warmupMs }, counter);
+      await round(request.server, request, { ...plan, roundMs: plan.warmupMs }, counter, databaseCpu);
     const rounds = requests.map(() => []);
     for (let r = 0; r < plan.rounds; r++) {
       for (let k = 0; k < requests.length; k++) {
         const i = (k + r) % requests.length;
-        rounds[i].push(await round(requests[i].server, requests[i], plan, counter));
+        rounds[i].push(await round(requests[i].server, requests[i], plan, counter, databaseCpu));
       }
     }
     const rows = requests.map((request, i) => ({
@@ -213,6 +257,8 @@ async function measureEngine(label, envs, plan, counter, baseline) {
       via: request.via,
       perSecond: median(rounds[i].map((x) => x.perSecond)),
       cpuUsPerRequest: median(rounds[i].map((x) => x.cpuUsPerRequest ?? Number.NaN)),
+      callerCpuUs: median(rounds[i].map((x) => x.callerCpuUs ?? Number.NaN)),
+      databaseCpuUs: databaseCpu ? median(rounds[i].map((x) => x.databaseCpuUs ?? Number.NaN)) : undefined,
       errors: rounds[i].reduce((n, x) => n + x.errors, 0),
       sample: rounds[i].find((x) => x.sample)?.sample,
     }));
@@ -276,7 +322,16 @@ export async function runRestVsMcp(plan, baselineDir) {
       }
       if (databases.length > (baseline ? 1 : 0)) {
         const [current, other] = databases.map((database) => ({ DATABASE_URL: database.url }));
-        collect(await measureEngine('PostgreSQL', { current, baseline: other }, plan, counter, baseline));
+        collect(
+          await measureEngine(
+            'PostgreSQL',
+            { current, baseline: other },
+            plan,
+            counter,
+            baseline,
+            postgresCpuSeconds,
+          ),
+        );
       }
     } finally {
       for (const database of databases) await database.drop();
