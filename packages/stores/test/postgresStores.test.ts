@@ -11,6 +11,7 @@ import {
   migrateGatehouseSchemaPostgres,
   POSTGRES_SCHEMA_VERSION,
   PostgresPendingActionStore,
+  PostgresRateBucketStore,
 } from '../src/postgres.js';
 import { createTestDatabase, postgresAvailable, type TestDatabase } from './fixtures/postgres.js';
 import { pendingAction } from './fixtures/records.js';
@@ -91,7 +92,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     expect(await migrateGatehouseSchemaPostgres(pool, 1)).toEqual({
       from: 0,
       to: POSTGRES_SCHEMA_VERSION,
-      applied: [1, 2, 3, 4],
+      applied: [1, 2, 3, 4, 5],
     });
     expect(await migrateGatehouseSchemaPostgres(pool, 2)).toEqual({
       from: POSTGRES_SCHEMA_VERSION,
@@ -101,12 +102,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     const { rows } = await pool.query(
       'SELECT version, applied_at FROM gatehouse_migrations ORDER BY version',
     );
-    expect(rows).toEqual([
-      { version: 1, applied_at: 1 },
-      { version: 2, applied_at: 1 },
-      { version: 3, applied_at: 1 },
-      { version: 4, applied_at: 1 },
-    ]);
+    expect(rows).toEqual([1, 2, 3, 4, 5].map((version) => ({ version, applied_at: 1 })));
   });
 
   it('lets several processes start at once on a fresh database: every start succeeds, one migrates', async () => {
@@ -116,7 +112,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       const started = await Promise.all(pools.map((pool) => createPostgresStores(pool)));
       expect(started).toHaveLength(4);
       const { rows } = await pools[0]!.query('SELECT version FROM gatehouse_migrations ORDER BY version');
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(rows).toEqual([1, 2, 3, 4, 5].map((version) => ({ version })));
       await started[1]!.switches.set('global', true);
       expect(await started[3]!.switches.get('global')).toBe(true);
     } finally {
@@ -140,7 +136,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
       INSERT INTO gatehouse_migrations VALUES (1, 'guard stores', 0);
       INSERT INTO gatehouse_pending_actions VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer',
         '{"booking_id":"b1"}', 'ad', 'ch', 's', 0, 60000, 'pending');`);
-    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 4, applied: [2, 3, 4] });
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 1, to: 5, applied: [2, 3, 4, 5] });
     const store = new PostgresPendingActionStore(pool);
     const before = pendingAction('pa1', { arguments: { booking_id: 'b1' } });
     expect(await store.findById('pa1')).toStrictEqual(before);
@@ -170,7 +166,7 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
         arguments_digest, content_hash, summary, created_at, expires_at, status, approval, creator_id)
       VALUES ('pa1', 'h-pa1', 'c1', 't1', 'notify_customer', '{}', 'ad', 'ch', 's', 0, 60000, 'claimed',
         'person', 'p1');`);
-    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 2, to: 4, applied: [3, 4] });
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 2, to: 5, applied: [3, 4, 5] });
     const store = new PostgresPendingActionStore(pool);
     const before = pendingAction('pa1', { status: 'claimed', approval: 'person', creatorId: 'p1' });
     expect(await store.findById('pa1')).toStrictEqual(before);
@@ -182,6 +178,29 @@ describe.skipIf(!available)('the PostgreSQL stores on a live database', () => {
     expect(await store.listAwaitingApproval('t1', 0, 10)).toEqual([]);
     const claimed = await pool.query('SELECT claim_fence, claim_expires_at FROM gatehouse_pending_actions');
     expect(claimed.rows).toEqual([{ claim_fence: 'f1', claim_expires_at: 500 }]);
+  });
+
+  it('upgrades a version 4 database in place: a bucket from before keeps its tokens, and a version 4 replica can still take', async () => {
+    const { pool } = await fresh();
+    await pool.query(`CREATE TABLE gatehouse_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);
+      ${POSTGRES_MIGRATIONS.slice(0, 4)
+        .map((migration) => migration.sql)
+        .join('\n')}
+      INSERT INTO gatehouse_migrations VALUES (1, 'a', 0), (2, 'b', 0), (3, 'c', 0), (4, 'd', 0);
+      INSERT INTO gatehouse_rate_buckets VALUES (convert_to('c1:write', 'UTF8'), 1, 0, 1000000, true);`);
+    expect(await migrateGatehouseSchemaPostgres(pool, 7)).toEqual({ from: 4, to: 5, applied: [5] });
+    const limit = { capacity: 3, refillPerSecond: 0.001 };
+    const store = new PostgresRateBucketStore(pool);
+    const answers = await Promise.all([store.take('c1:write', limit, 0), store.take('c1:write', limit, 0)]);
+    expect(answers).toEqual([
+      { ok: true, remaining: 0 },
+      { ok: false, retryAfterMs: 1_000_000 },
+    ]);
+    // A replica still on version 4 runs its take without the new column: the default fills it.
+    await pool.query(`INSERT INTO gatehouse_rate_buckets AS r (key, tokens, at, expires_at, granted)
+      VALUES (convert_to('c2:write', 'UTF8'), 2, 0, 1000, true)
+      ON CONFLICT (key) DO UPDATE SET tokens = r.tokens - 1, granted = true RETURNING tokens, granted`);
+    expect(await store.take('c2:write', limit, 0)).toEqual({ ok: true, remaining: 1 });
   });
 
   it('refuses bad options before touching the database', async () => {

@@ -137,4 +137,11 @@ CREATE TABLE gatehouse_oauth_keys (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'rate takes in batches',
+    sql: `
+ALTER TABLE gatehouse_rate_buckets ADD COLUMN taken INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
