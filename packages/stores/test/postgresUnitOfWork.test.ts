@@ -243,6 +243,103 @@ describe.skipIf(!available)('postgresUnitOfWork', () => {
     expect(events).toEqual(['a locked', 'c locked', 'c done', 'a done', 'b locked', 'b done']);
   });
 
+  /** A pool of one connection that records the text of every statement sent, and refuses `BEGIN` while told to. */
+  function recordedPool() {
+    const pool = createPostgresPool({ connectionString: database.url, max: 1 });
+    const sent: string[] = [];
+    const control = { refuseBegin: false };
+    const recorded = new WeakSet<object>();
+    const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+    pool.connect = (async () => {
+      const client = await connect();
+      if (recorded.has(client)) return client;
+      recorded.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+        sent.push(text);
+        if (!control.refuseBegin || !text.startsWith('BEGIN')) return query(...args);
+        const refused = new Error('BEGIN refused');
+        const callback = args.at(-1);
+        if (typeof callback !== 'function') return Promise.reject(refused);
+        callback(refused);
+        return undefined;
+      }) as typeof client.query;
+      return client;
+    }) as typeof pool.connect;
+    return { pool, sent, control };
+  }
+
+  const INSERT = "INSERT INTO visits (tenant_id, slot) VALUES ('t1', 'a')";
+
+  it('begins a unit with its first statement: a lock first goes with BEGIN as one statement, nothing sent commits nothing', async () => {
+    const { pool, sent } = recordedPool();
+    try {
+      const unit = postgresUnitOfWork(pool);
+      await unit.run(async (client) => {
+        await unit.serialize!(client, 'create_booking|c1|mon');
+        await client.query(INSERT);
+      });
+      expect(sent).toHaveLength(3);
+      expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\('-?\d+'::bigint\)$/);
+      expect(sent.slice(1)).toEqual([INSERT, 'COMMIT']);
+      sent.length = 0;
+      // another first statement waits for its own BEGIN; a lock after it is the prepared statement
+      await unit.run(async (client) => {
+        await client.query(INSERT);
+        await unit.serialize!(client, 'create_booking|c1|tue');
+      });
+      expect(sent).toEqual(['BEGIN', INSERT, 'SELECT pg_advisory_xact_lock($1)', 'COMMIT']);
+      sent.length = 0;
+      await expect(unit.run(async () => 'nothing to write')).resolves.toBe('nothing to write');
+      expect(sent).toEqual([]);
+      // the client is itself again outside a unit: no BEGIN ahead of its statements
+      const client = await pool.connect();
+      await client.query('SELECT 1');
+      client.release();
+      expect(sent).toEqual(['SELECT 1']);
+      expect((await database.pool.query('SELECT slot FROM visits')).rowCount).toBe(2);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('sends no statement of a unit whose BEGIN failed, in any of pg’s forms, and fails the unit', async () => {
+    const { pool, sent, control } = recordedPool();
+    try {
+      const unit = postgresUnitOfWork(pool);
+      control.refuseBegin = true;
+      const failure = await unit
+        .run(async (client) => {
+          await client.query(INSERT).catch(() => undefined);
+          await new Promise<void>((resolve) => {
+            client.query(INSERT, [], () => resolve());
+          });
+          return 'done';
+        })
+        .catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        code: 'store_unavailable',
+        message: expect.stringContaining('could not open a transaction'),
+      });
+      expect(sent).toEqual(['BEGIN', 'ROLLBACK']); // neither insert was sent
+      sent.length = 0;
+      await expect(
+        unit.run(async (client) => {
+          await unit.serialize!(client, 'create_booking|c1|mon');
+          await client.query(INSERT);
+        }),
+      ).rejects.toThrow('BEGIN refused');
+      expect(sent.filter((text) => text === INSERT)).toEqual([]);
+      control.refuseBegin = false;
+      expect((await database.pool.query('SELECT id FROM visits')).rowCount).toBe(0);
+      await unit.run(async (client) => client.query(INSERT));
+      expect((await database.pool.query('SELECT id FROM visits')).rowCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('refuses anything but a pool', () => {
     expect(() => postgresUnitOfWork({} as pg.Pool)).toThrow(/pass a pg Pool/);
   });
