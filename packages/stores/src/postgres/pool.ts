@@ -109,37 +109,6 @@ export function isClientOf(pool: pg.Pool, client: unknown): boolean {
   return typeof client === 'object' && client !== null && clientsOf.get(pool)?.has(client) === true;
 }
 
-/** Sends one call of `query`'s arguments, in any of `pg`'s forms, as the guarded client would. */
-export type QuerySender = (args: unknown[]) => unknown;
-
-/** How a guarded client sends, without interception. */
-const senders = new WeakMap<object, QuerySender>();
-
-/** The interceptor of each client that has one: it gets every call of the client's `query`. */
-const interceptors = new WeakMap<object, QuerySender>();
-
-/**
- * Routes every call of `client.query` through `intercept` until `stop()`,
- * whoever holds the function (a query builder may have bound it long
- * before), and gives the way to send past it. Undefined for a client that no
- * guarded pool opened: its `query` could be held unguarded somewhere, so
- * nothing can be sure to see every call.
- */
-export function interceptQueries(
-  client: object,
-  intercept: QuerySender,
-): { readonly send: QuerySender; stop(): void } | undefined {
-  const send = senders.get(client);
-  if (!send) return undefined;
-  interceptors.set(client, intercept);
-  return {
-    send,
-    stop: () => {
-      if (interceptors.get(client) === intercept) interceptors.delete(client);
-    },
-  };
-}
-
 /**
  * Makes every client `pool` hands out safe to use from any code, a query
  * builder's dialect included: each client carries an `error` listener for
@@ -169,13 +138,7 @@ export function guardPostgresPool(pool: pg.Pool, options: GuardPostgresPoolOptio
   pool.on('connect', (client: pg.PoolClient) => {
     clients.add(client);
     client.on('error', ignore);
-    const translated = translating(client.query as Method, client, prepare);
-    const send = (args: unknown[]): unknown => translated.apply(client, args);
-    senders.set(client, send);
-    client.query = function query(...args: unknown[]): unknown {
-      const intercept = interceptors.get(client);
-      return intercept ? intercept(args) : send(args);
-    } as typeof client.query;
+    client.query = translating(client.query as Method, client, prepare) as typeof client.query;
   });
   pool.query = translating(pool.query as Method, pool, prepare) as typeof pool.query;
   pool.connect = translating(pool.connect as Method, pool, prepare) as typeof pool.connect;

@@ -1,6 +1,6 @@
 import { ConfigurationError, ToolError, TransactionConflict, type UnitOfWork } from '@gatehousejs/core';
 import type pg from 'pg';
-import { guardPostgresPool, interceptQueries, type QuerySender } from './pool.js';
+import { guardPostgresPool } from './pool.js';
 import { advisoryKey, prepared } from './sql.js';
 
 const SERIALIZE = prepared('SELECT pg_advisory_xact_lock($1)');
@@ -25,15 +25,7 @@ async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
   }
 }
 
-/** Opens a transaction on `client` at once, or throws `store_unavailable` with the client destroyed. */
-async function beginNow(client: pg.PoolClient): Promise<void> {
-  try {
-    await client.query('BEGIN');
-  } catch (error) {
-    release(client, true);
-    throw unavailable('The database could not open a transaction.', error);
-  }
-}
+type Query = (...args: unknown[]) => unknown;
 
 /**
  * The transaction of one unit, begun by its first statement rather than on
@@ -41,13 +33,12 @@ async function beginNow(client: pg.PoolClient): Promise<void> {
  * the duplicate check) sends `BEGIN` and the lock as one simple query: one
  * round trip, and when `BEGIN` fails the lock does not run. Any other first
  * statement waits for its own `BEGIN` to succeed before it is sent, so no
- * statement of a unit ever runs outside its transaction. It sees every
- * statement through the guarded pool's interception of the client (whoever
- * holds the client's `query`), until `end()`.
+ * statement of a unit ever runs outside its transaction. Until the unit
+ * ends, the client's `query` is wrapped for this; `end()` puts it back.
  */
 class LazyTransaction {
-  readonly #send: QuerySender;
-  readonly #stop: () => void;
+  readonly #client: pg.PoolClient;
+  readonly #query: Query;
   /** The statement that began the transaction, once sent. */
   #started: Promise<void> | undefined;
   /** Whether it succeeded: from then on statements go straight through. */
@@ -55,18 +46,13 @@ class LazyTransaction {
   /** Why it failed, when it did: the unit then fails whatever its other statements answered. */
   #failure: { readonly error: unknown } | undefined;
 
-  /** The lazy transaction of `client`, or undefined when its statements cannot all be seen (an unguarded client). */
-  static of(client: pg.PoolClient): LazyTransaction | undefined {
-    let transaction: LazyTransaction | undefined;
-    const intercepted = interceptQueries(client, (args) => (transaction as LazyTransaction).#statement(args));
-    if (!intercepted) return undefined;
-    transaction = new LazyTransaction(intercepted.send, intercepted.stop);
-    return transaction;
-  }
-
-  private constructor(send: QuerySender, stop: () => void) {
-    this.#send = send;
-    this.#stop = stop;
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+    this.#query = client.query as unknown as Query;
+    const transaction = this;
+    (client as { query: Query }).query = function query(...args: unknown[]): unknown {
+      return transaction.#send(args);
+    };
   }
 
   /** Whether the transaction was begun (or tried): only then is there anything to commit or roll back. */
@@ -87,17 +73,17 @@ class LazyTransaction {
       await this.#start(`BEGIN; SELECT pg_advisory_xact_lock('${lockKey}'::bigint)`);
       return;
     }
-    await this.#statement([{ ...SERIALIZE, values: [lockKey] }]);
+    await this.#send([{ ...SERIALIZE, values: [lockKey] }]);
   }
 
-  /** Stops seeing the client's statements, before it returns to the pool. */
+  /** Gives the client its own `query` back, before it returns to the pool. */
   end(): void {
-    this.#stop();
+    (this.#client as { query: Query }).query = this.#query;
   }
 
   /** Sends `text`, which begins the transaction; rejects (and records why) when it fails. */
   #start(text: string): Promise<void> {
-    this.#started = (this.#send([text]) as Promise<unknown>).then(
+    this.#started = (this.#query.call(this.#client, text) as Promise<unknown>).then(
       () => {
         this.#open = true;
       },
@@ -110,13 +96,13 @@ class LazyTransaction {
   }
 
   /** One call of `query` in any of `pg`'s forms, sent once the transaction is open. */
-  #statement(args: unknown[]): unknown {
-    const forward = (): unknown => this.#send(args);
+  #send(args: unknown[]): unknown {
+    const forward = (): unknown => this.#query.apply(this.#client, args);
     if (this.#open) return forward();
     const begun = this.#started ?? this.#start('BEGIN');
     const last = args.at(-1);
     if (typeof last === 'function') {
-      begun.then(forward, (error: unknown) => (last as (error: unknown) => void)(error));
+      begun.then(forward, (error: unknown) => (last as Query)(error));
       return undefined;
     }
     const submittable = args[0] as { submit?: unknown; handleError?: (error: unknown) => void } | null;
@@ -208,26 +194,24 @@ export function postgresUnitOfWork(pool: pg.Pool): UnitOfWork<pg.PoolClient> {
     ...(typeof waitMs === 'number' && waitMs > 0 ? { maxWaitMs: waitMs } : {}),
     async run<T>(work: (handle: pg.PoolClient) => Promise<T>): Promise<T> {
       const client = await checkOut(pool);
-      const transaction = LazyTransaction.of(client);
-      if (transaction) units.set(client, transaction);
-      else await beginNow(client); // a client of the pool from before it was guarded
-      const begun = () => transaction?.begun ?? true;
+      const transaction = new LazyTransaction(client);
+      units.set(client, transaction);
       const done = () => {
         units.delete(client);
-        transaction?.end();
+        transaction.end();
       };
       let result: T;
       try {
         result = await work(client);
-        transaction?.check();
+        transaction.check();
       } catch (error) {
         done();
-        if (begun()) await rollback(client);
-        else release(client);
+        if (!transaction.begun) release(client);
+        else await rollback(client);
         throw rolledBack(error);
       }
       done();
-      if (!begun()) {
+      if (!transaction.begun) {
         release(client); // nothing was sent: nothing to commit
         return result;
       }
