@@ -16,101 +16,20 @@ function release(client: pg.PoolClient, broken = false): void {
   client.release(broken);
 }
 
-/** A client of the pool, or `store_unavailable` with nothing begun. */
-async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
+/** Opens a transaction on a client of the pool, or throws `store_unavailable` with nothing begun. */
+async function begin(pool: pg.Pool): Promise<pg.PoolClient> {
+  let client: pg.PoolClient;
   try {
-    return await pool.connect();
+    client = await pool.connect();
   } catch (error) {
     throw unavailable('The database could not be reached.', error);
   }
-}
-
-type Query = (...args: unknown[]) => unknown;
-
-/**
- * The transaction of one unit, begun by its first statement rather than on
- * its own. A unit whose first statement is the advisory lock (`serialize`,
- * the duplicate check) sends `BEGIN` and the lock as one simple query: one
- * round trip, and when `BEGIN` fails the lock does not run. Any other first
- * statement waits for its own `BEGIN` to succeed before it is sent, so no
- * statement of a unit ever runs outside its transaction. Until the unit
- * ends, the client's `query` is wrapped for this; `end()` puts it back.
- */
-class LazyTransaction {
-  readonly #client: pg.PoolClient;
-  readonly #query: Query;
-  /** The statement that began the transaction, once sent. */
-  #started: Promise<void> | undefined;
-  /** Whether it succeeded: from then on statements go straight through. */
-  #open = false;
-  /** Why it failed, when it did: the unit then fails whatever its other statements answered. */
-  #failure: { readonly error: unknown } | undefined;
-
-  constructor(client: pg.PoolClient) {
-    this.#client = client;
-    this.#query = client.query as unknown as Query;
-    const transaction = this;
-    (client as { query: Query }).query = function query(...args: unknown[]): unknown {
-      return transaction.#send(args);
-    };
-  }
-
-  /** Whether the transaction was begun (or tried): only then is there anything to commit or roll back. */
-  get begun(): boolean {
-    return this.#started !== undefined;
-  }
-
-  /** Throws, as `store_unavailable`, when the transaction could not begin. */
-  check(): void {
-    if (this.#failure) throw unavailable('The database could not open a transaction.', this.#failure.error);
-  }
-
-  /** Takes the unit's advisory lock on `lockKey` (a 64-bit integer), beginning the transaction in the same round trip. */
-  async lock(lockKey: string): Promise<void> {
-    if (this.#started === undefined) {
-      if (!/^-?\d{1,19}$/.test(lockKey))
-        throw new Error('postgresUnitOfWork: a lock key is a 64-bit integer.');
-      await this.#start(`BEGIN; SELECT pg_advisory_xact_lock('${lockKey}'::bigint)`);
-      return;
-    }
-    await this.#send([{ ...SERIALIZE, values: [lockKey] }]);
-  }
-
-  /** Gives the client its own `query` back, before it returns to the pool. */
-  end(): void {
-    (this.#client as { query: Query }).query = this.#query;
-  }
-
-  /** Sends `text`, which begins the transaction; rejects (and records why) when it fails. */
-  #start(text: string): Promise<void> {
-    this.#started = (this.#query.call(this.#client, text) as Promise<unknown>).then(
-      () => {
-        this.#open = true;
-      },
-      (error: unknown) => {
-        this.#failure ??= { error };
-        throw error;
-      },
-    );
-    return this.#started;
-  }
-
-  /** One call of `query` in any of `pg`'s forms, sent once the transaction is open. */
-  #send(args: unknown[]): unknown {
-    const forward = (): unknown => this.#query.apply(this.#client, args);
-    if (this.#open) return forward();
-    const begun = this.#started ?? this.#start('BEGIN');
-    const last = args.at(-1);
-    if (typeof last === 'function') {
-      begun.then(forward, (error: unknown) => (last as Query)(error));
-      return undefined;
-    }
-    const submittable = args[0] as { submit?: unknown; handleError?: (error: unknown) => void } | null;
-    if (typeof submittable?.submit === 'function') {
-      begun.then(forward, (error: unknown) => submittable.handleError?.(error));
-      return submittable;
-    }
-    return begun.then(forward);
+  try {
+    await client.query('BEGIN');
+    return client;
+  } catch (error) {
+    release(client, true);
+    throw unavailable('The database could not open a transaction.', error);
   }
 }
 
@@ -186,34 +105,18 @@ export function postgresUnitOfWork(pool: pg.Pool): UnitOfWork<pg.PoolClient> {
     throw new ConfigurationError('postgresUnitOfWork: pass a pg Pool (createPostgresPool).');
   }
   guardPostgresPool(pool);
-  // The transaction of each unit in progress, by its client.
-  const units = new WeakMap<pg.PoolClient, LazyTransaction>();
   const waitMs = (pool as Partial<pg.Pool>).options?.connectionTimeoutMillis;
   return Object.freeze({
     atomic: true,
     ...(typeof waitMs === 'number' && waitMs > 0 ? { maxWaitMs: waitMs } : {}),
     async run<T>(work: (handle: pg.PoolClient) => Promise<T>): Promise<T> {
-      const client = await checkOut(pool);
-      const transaction = new LazyTransaction(client);
-      units.set(client, transaction);
-      const done = () => {
-        units.delete(client);
-        transaction.end();
-      };
+      const client = await begin(pool);
       let result: T;
       try {
         result = await work(client);
-        transaction.check();
       } catch (error) {
-        done();
-        if (!transaction.begun) release(client);
-        else await rollback(client);
+        await rollback(client);
         throw rolledBack(error);
-      }
-      done();
-      if (!transaction.begun) {
-        release(client); // nothing was sent: nothing to commit
-        return result;
       }
       let committed: pg.QueryResult;
       try {
@@ -232,10 +135,7 @@ export function postgresUnitOfWork(pool: pg.Pool): UnitOfWork<pg.PoolClient> {
       return result;
     },
     async serialize(handle: pg.PoolClient, key: string): Promise<void> {
-      const lockKey = advisoryKey(`gatehouse:serialize\u0000${key}`);
-      const transaction = units.get(handle);
-      if (transaction) await transaction.lock(lockKey);
-      else await handle.query({ ...SERIALIZE, values: [lockKey] });
+      await handle.query({ ...SERIALIZE, values: [advisoryKey(`gatehouse:serialize\u0000${key}`)] });
     },
   });
 }
