@@ -69,7 +69,8 @@ describeWithBrowser(availability, 'the docs site in a browser', () => {
     }
     await sidebar.getByRole('link', { name: 'Install', exact: true }).click();
     await page.waitForURL(/\/install\.html$/);
-    expect(await page.locator('main h1').first().textContent()).toContain('Install');
+    // the router changes the URL before it renders the page: wait for the page's heading
+    await expect.poll(() => page.locator('main h1').first().textContent()).toContain('Install');
   });
 
   it('shows a guide page with its code, the benchmark figures and the pages’ screenshots', async () => {
