@@ -53,9 +53,17 @@ export async function counted<S>(fixture: StoreFixture<S>, context: TestContext)
   return fixture.count();
 }
 
-/** `n` calls of `fn` started together, before any of them is awaited. */
-export function concurrently<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+/**
+ * `n` calls of `fn` started together, before any of them is awaited. It
+ * answers once every call has settled: when one fails, it rejects with the
+ * first failure only after the others are done, so no call of a failed case
+ * is still running (and writing) when the next case empties the store.
+ */
+export async function concurrently<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const settled = await Promise.allSettled(Array.from({ length: n }, (_, i) => fn(i)));
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }
 
 /** How many store calls the bounded-growth checks make between two housekeeping runs. */
